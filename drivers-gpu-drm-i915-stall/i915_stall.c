@@ -1,0 +1,960 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright © 2026 The i915 stall log authors
+ */
+
+/**
+ * DOC: i915 stall log
+ *
+ * The stall log records every time a CPU thread blocks waiting for the GPU:
+ * when, for how long, who waited (pid, tgid, comm), where (the wait site,
+ * the engine, the fence context and seqno, the owner of the awaited work)
+ * and the kernel and user call chains of the waiter.  It answers "which
+ * userspace path stalls on the GPU, and for how long" without a tracer, a
+ * helper process or a rebuilt userspace, and is cheap enough to leave on.
+ *
+ * Wait sites
+ * ----------
+ * Stalls are recorded at the leaf waits that actually sleep, so one stall
+ * is one record and nothing is counted twice: i915_request_wait_timeout()
+ * (every wait on an i915 fence, including dma_fence_wait() from anywhere),
+ * __i915_active_wait(), and the foreign-fence branch of
+ * i915_gem_object_wait_fence().  Each site calls i915_stall_begin() at wait
+ * entry and an end hook at wait exit.  With no log enabled both are
+ * patched-out jumps (a static key) and no clock is read.  Waits shorter
+ * than the threshold are dropped before any stack is captured.
+ *
+ * Data structure
+ * --------------
+ * Each device has one log; a log has one ring per possible CPU, allocated
+ * on first enable and never freed on CPU hotplug, so records written on a
+ * CPU that went offline stay readable.  A ring is an array of fixed-size
+ * slots (struct i915_stall_record) and a head, the number of records ever
+ * committed to it.  Record n lives in slot n % slots and overwrites record
+ * n - slots: the log is a flight recorder that keeps the newest records.
+ *
+ * Each slot carries a sequence number that names the record in it and its
+ * state:
+ *
+ *   - 2n + 1: record n is being written; its contents are not valid.
+ *   - 2n + 2: record n is committed.
+ *
+ * Because the sequence number encodes n, a reader that finds anything but
+ * 2n + 2 in the slot of record n knows that record n is gone, and there is
+ * no ABA: a slot never holds the same sequence number twice.
+ *
+ * Writer
+ * ------
+ * The only writer of a ring is its CPU, in process context with preemption
+ * disabled from reserve to commit.  So a writer needs no lock and no
+ * atomic read-modify-write, never blocks and never allocates.  It marks the
+ * slot odd, fills it (including the kernel and user stacks, which are
+ * walked straight into the slot), marks it even and then publishes the new
+ * head.
+ *
+ * Reader
+ * ------
+ * Opening the debugfs file takes a snapshot: for each CPU the reader reads
+ * the head, then copies every record in the ring's window and keeps a copy
+ * only if the slot's sequence number was 2n + 2 both before and after the
+ * copy.  Writers never wait for the reader: a record the writer overwrote
+ * before or during the copy is counted, never emitted.  For each CPU the
+ * snapshot therefore proves:
+ *
+ *   recorded == emitted + overwritten + torn
+ *
+ * where recorded is the head at the snapshot less the head at the last
+ * clear, overwritten counts records that fell out of the window before the
+ * copy and torn counts records overwritten while they were copied.
+ *
+ * Memory barriers
+ * ---------------
+ * Each barrier is labelled LMM(function:letter), after printk_ringbuffer.
+ *
+ *   - stall_slot_reserve:A (smp_wmb) orders the odd sequence number before
+ *     the payload stores, and pairs with stall_snapshot_cpu:C (smp_rmb)
+ *     between the payload loads and the re-read of the sequence number: a
+ *     reader that saw any byte of a new payload sees the sequence number
+ *     change.
+ *   - stall_slot_commit:A (smp_store_release of the even sequence number)
+ *     orders the payload before the commit, and pairs with
+ *     stall_snapshot_cpu:B (smp_load_acquire of the sequence number before
+ *     the copy): a reader that sees 2n + 2 sees record n complete.
+ *   - stall_slot_commit:B (smp_store_release of the head) orders the commit
+ *     before the new head, and pairs with stall_snapshot_cpu:A
+ *     (smp_load_acquire of the head): every record below a head the reader
+ *     saw was committed, so the reader never finds a slot of its window
+ *     still odd for the record it expects.
+ *
+ * Control
+ * -------
+ * Enabling, the threshold, clearing and resizing go through debugfs files
+ * next to the snapshot file, serialised by the log's mutex, which writers
+ * never take.  A resize publishes a new set of rings with RCU and frees the
+ * old one after a grace period: a writer runs with preemption disabled, so
+ * synchronize_rcu() waits for every writer still using the old rings.
+ */
+
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+#include <linux/compat.h>
+
+#include "gem/i915_gem_context_types.h"
+#include "gt/intel_context_types.h"
+#include "gt/intel_engine_types.h"
+
+#include "i915_drv.h"
+#include "i915_request.h"
+#include "i915_stall.h"
+#include "i915_stall_format.h"
+
+/* Bytes of ring the default size aims for, over all CPUs of a device. */
+#define STALL_DEFAULT_BYTES	SZ_4M
+#define STALL_MIN_SLOTS		16
+#define STALL_DEFAULT_MAX_SLOTS	256
+#define STALL_MAX_SLOTS		SZ_16K
+#define STALL_DEFAULT_THRESHOLD	(1000 * NSEC_PER_USEC)
+
+/* Any log enabled: the wait sites read the clock only when this is on. */
+DEFINE_STATIC_KEY_FALSE(i915_stall_key);
+
+/**
+ * struct i915_stall_ring - the records written on one CPU
+ * @head: records ever committed; written only by the ring's CPU
+ * @base: @head at the last clear; written under the log's mutex
+ * @slot: the slots, a power of two of them
+ */
+struct i915_stall_ring {
+	u64 head;
+	u64 base;
+	struct i915_stall_record slot[];
+};
+
+/**
+ * struct i915_stall_rings - a set of per-CPU rings, replaced as a whole
+ * @slots: slots per ring, a power of two
+ * @rcu: frees the set after a resize
+ * @ring: one ring per possible CPU, indexed by CPU number
+ */
+struct i915_stall_rings {
+	u32 slots;
+	struct rcu_head rcu;
+	struct i915_stall_ring *ring[];
+};
+
+/**
+ * struct i915_stall_log - the stall log of one device
+ * @lock: serialises control and snapshots; writers never take it
+ * @rings: the current rings, NULL until first enabled
+ * @dropped: per CPU, stalls seen while enabled with no ring to hold them
+ * @dropped_base: per CPU, @dropped at the last clear
+ * @threshold_ns: waits shorter than this are not recorded
+ * @slots: ring size to allocate on next enable
+ * @enabled: recording on this device
+ * @i915: the device, or NULL for a log tested on its own
+ */
+struct i915_stall_log {
+	struct mutex lock; /* serialises control and snapshots */
+	struct i915_stall_rings __rcu *rings;
+	u64 __percpu *dropped;
+	u64 __percpu *dropped_base;
+	u64 threshold_ns;
+	u32 slots;
+	bool enabled;
+	struct drm_i915_private *i915;
+};
+
+static u32 stall_default_slots(void)
+{
+	unsigned long slots;
+
+	slots = STALL_DEFAULT_BYTES / (nr_cpu_ids * sizeof(struct i915_stall_record));
+	slots = clamp(slots, STALL_MIN_SLOTS, STALL_DEFAULT_MAX_SLOTS);
+	return rounddown_pow_of_two(slots);
+}
+
+static void stall_rings_free(struct i915_stall_rings *rings)
+{
+	unsigned int cpu;
+
+	if (!rings)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(rings->ring[cpu]);
+	kfree(rings);
+}
+
+static void stall_rings_free_rcu(struct rcu_head *rcu)
+{
+	stall_rings_free(container_of(rcu, struct i915_stall_rings, rcu));
+}
+
+static struct i915_stall_rings *stall_rings_alloc(u32 slots)
+{
+	struct i915_stall_rings *rings;
+	unsigned int cpu;
+
+	rings = kzalloc(struct_size(rings, ring, nr_cpu_ids), GFP_KERNEL);
+	if (!rings)
+		return NULL;
+	rings->slots = slots;
+
+	for_each_possible_cpu(cpu) {
+		struct i915_stall_ring *ring;
+
+		ring = kvzalloc_node(struct_size(ring, slot, slots), GFP_KERNEL,
+				     cpu_to_node(cpu));
+		if (!ring) {
+			stall_rings_free(rings);
+			return NULL;
+		}
+		rings->ring[cpu] = ring;
+	}
+
+	return rings;
+}
+
+static struct i915_stall_log *stall_log_create(struct drm_i915_private *i915)
+{
+	struct i915_stall_log *log;
+
+	log = kzalloc(sizeof(*log), GFP_KERNEL);
+	if (!log)
+		return NULL;
+
+	log->dropped = alloc_percpu(u64);
+	log->dropped_base = alloc_percpu(u64);
+	if (!log->dropped || !log->dropped_base) {
+		free_percpu(log->dropped);
+		free_percpu(log->dropped_base);
+		kfree(log);
+		return NULL;
+	}
+
+	mutex_init(&log->lock);
+	log->threshold_ns = STALL_DEFAULT_THRESHOLD;
+	log->slots = stall_default_slots();
+	log->i915 = i915;
+	return log;
+}
+
+static void stall_log_set_enabled(struct i915_stall_log *log, bool enable)
+{
+	lockdep_assert_held(&log->lock);
+
+	if (enable == log->enabled)
+		return;
+
+	/* Pairs with the READ_ONCE() in i915_stall_record(). */
+	WRITE_ONCE(log->enabled, enable);
+	if (enable)
+		static_branch_inc(&i915_stall_key);
+	else
+		static_branch_dec(&i915_stall_key);
+}
+
+static void stall_log_destroy(struct i915_stall_log *log)
+{
+	if (!log)
+		return;
+
+	mutex_lock(&log->lock);
+	stall_log_set_enabled(log, false);
+	mutex_unlock(&log->lock);
+
+	/* Writers that saw the log enabled run with preemption disabled. */
+	synchronize_rcu();
+	stall_rings_free(rcu_dereference_protected(log->rings, true));
+	free_percpu(log->dropped);
+	free_percpu(log->dropped_base);
+	mutex_destroy(&log->lock);
+	kfree(log);
+}
+
+/*
+ * Reserve the next slot of this CPU's ring and mark it being written.
+ * Context: preemption disabled, so this CPU is the ring's only writer.
+ */
+static struct i915_stall_record *
+stall_slot_reserve(struct i915_stall_rings *rings, struct i915_stall_ring **ringp)
+{
+	struct i915_stall_ring *ring = rings->ring[smp_processor_id()];
+	u64 n = ring->head;	/* only this CPU writes head */
+	struct i915_stall_record *slot = &ring->slot[n & (rings->slots - 1)];
+
+	WRITE_ONCE(slot->seq, 2 * n + 1);
+	smp_wmb(); /* LMM(stall_slot_reserve:A) */
+	*ringp = ring;
+	return slot;
+}
+
+/* Commit the slot stall_slot_reserve() returned, then publish it. */
+static void stall_slot_commit(struct i915_stall_ring *ring,
+			      struct i915_stall_record *slot)
+{
+	u64 n = ring->head;
+
+	smp_store_release(&slot->seq, 2 * n + 2); /* LMM(stall_slot_commit:A) */
+	smp_store_release(&ring->head, n + 1); /* LMM(stall_slot_commit:B) */
+}
+
+static u8 stall_outcome(long ret, int *error)
+{
+	*error = 0;
+	if (ret >= 0)
+		return I915_STALL_COMPLETED;
+	switch (ret) {
+	case -ETIME:
+		return I915_STALL_TIMEDOUT;
+	case -EINTR:
+	case -ERESTARTSYS:
+		return I915_STALL_INTERRUPTED;
+	default:
+		*error = ret;
+		return I915_STALL_ERROR;
+	}
+}
+
+static void stall_fill_request(struct i915_stall_record *s,
+			       struct i915_request *rq)
+{
+	struct i915_gem_context *ctx;
+
+	s->engine_class = rq->engine->uabi_class;
+	s->engine_instance = rq->engine->uabi_instance;
+	s->flags |= I915_STALL_F_ENGINE;
+
+	rcu_read_lock();
+	ctx = rcu_dereference(rq->context->gem_context);
+	if (ctx && ctx->pid) {
+		const char *open = strchr(ctx->name, '[');
+		size_t len = open ? open - ctx->name : strlen(ctx->name);
+
+		s->owner_pid = pid_nr(ctx->pid);
+		memcpy(s->owner_comm, ctx->name,
+		       min(len, sizeof(s->owner_comm) - 1));
+		s->flags |= I915_STALL_F_OWNER;
+	}
+	rcu_read_unlock();
+}
+
+/* Fill everything but the sequence number into a reserved slot. */
+static noinline void stall_fill(struct i915_stall_record *s,
+				const struct i915_stall_info *info, u64 duration)
+{
+	struct task_struct *tsk = current;
+	unsigned int n;
+	int error;
+
+	memset(&s->start_ns, 0, sizeof(*s) - offsetof(typeof(*s), start_ns));
+
+	s->start_ns = info->start_ns;
+	s->duration_ns = duration;
+	s->spin_ns = info->spin_ns;
+	s->timeout_ns = info->timeout == MAX_SCHEDULE_TIMEOUT ?
+			I915_STALL_TIMEOUT_NONE : jiffies_to_nsecs(info->timeout);
+	s->caller = info->caller;
+	s->pid = task_pid_nr(tsk);
+	s->tgid = task_tgid_nr(tsk);
+	s->wait_flags = info->wait_flags;
+	s->cpu = smp_processor_id();
+	s->site = info->site;
+	s->outcome = stall_outcome(info->ret, &error);
+	s->error = error;
+	s->engine_class = I915_STALL_ENGINE_NONE;
+	s->engine_instance = I915_STALL_ENGINE_NONE;
+	get_task_comm(s->comm, tsk);
+
+	if (info->fence) {
+		s->fence_context = info->fence->context;
+		s->fence_seqno = info->fence->seqno;
+		s->flags |= I915_STALL_F_FENCE;
+	}
+	if (info->rq)
+		stall_fill_request(s, info->rq);
+
+	/* Skip this function and i915_stall_record(); both are noinline. */
+	n = stack_trace_save((unsigned long *)s->kstack, ARRAY_SIZE(s->kstack),
+			     2 + info->skip);
+	s->kstack_depth = n;
+	if (n == ARRAY_SIZE(s->kstack))
+		s->flags |= I915_STALL_F_KSTACK_TRUNC;
+
+	if (tsk->flags & (PF_KTHREAD | PF_USER_WORKER)) {
+		s->flags |= I915_STALL_F_KTHREAD;
+	} else if (in_compat_syscall()) {
+		s->flags |= I915_STALL_F_COMPAT;
+	} else {
+		/* Walks frame pointers with page faults disabled. */
+		n = stack_trace_save_user((unsigned long *)s->ustack,
+					  ARRAY_SIZE(s->ustack));
+		s->ustack_depth = n;
+		if (n == ARRAY_SIZE(s->ustack))
+			s->flags |= I915_STALL_F_USTACK_TRUNC;
+	}
+}
+
+/**
+ * i915_stall_record - record a stall if it is long enough
+ * @log: the device's stall log
+ * @info: what the wait site knows about the stall
+ *
+ * Measures the stall from @info->start_ns to now and, if the log is enabled
+ * and the stall is at least the threshold, writes a record with the
+ * caller's kernel and user stacks into this CPU's ring.
+ *
+ * Context: Process context, no spinlocks held; may be called with mutexes
+ * held.  Never sleeps, never allocates and never blocks on a reader.
+ */
+noinline void i915_stall_record(struct i915_stall_log *log,
+				const struct i915_stall_info *info)
+{
+	u64 duration = ktime_get_ns() - info->start_ns;
+	struct i915_stall_rings *rings;
+	struct i915_stall_record *slot;
+	struct i915_stall_ring *ring;
+
+	if (!log || !READ_ONCE(log->enabled) ||
+	    duration < READ_ONCE(log->threshold_ns))
+		return;
+
+	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
+
+	preempt_disable();
+	rings = rcu_dereference_sched(log->rings);
+	if (unlikely(!rings)) {
+		this_cpu_inc(*log->dropped);
+		goto out;
+	}
+
+	slot = stall_slot_reserve(rings, &ring);
+	stall_fill(slot, info, duration);
+	stall_slot_commit(ring, slot);
+out:
+	preempt_enable();
+}
+
+/**
+ * i915_stall_init - create the stall log of a device
+ * @i915: the device
+ *
+ * The log starts disabled and allocates its rings on first enable.
+ *
+ * Context: Process context.
+ * Return: 0 or -ENOMEM.
+ */
+int i915_stall_init(struct drm_i915_private *i915)
+{
+	i915->stall_log = stall_log_create(i915);
+	return i915->stall_log ? 0 : -ENOMEM;
+}
+
+/**
+ * i915_stall_fini - destroy the stall log of a device
+ * @i915: the device
+ *
+ * Context: Process context; waits for an RCU grace period.
+ */
+void i915_stall_fini(struct drm_i915_private *i915)
+{
+	stall_log_destroy(i915->stall_log);
+	i915->stall_log = NULL;
+}
+
+/*
+ * Wait-site hooks.  Each is called through an inline wrapper in
+ * i915_stall.h only while some log is enabled, and adds one frame between
+ * the wait function and i915_stall_record().
+ */
+
+static struct i915_stall_log *stall_log_of(struct drm_i915_private *i915)
+{
+	return i915 ? i915->stall_log : NULL;
+}
+
+/**
+ * __i915_stall_request_end - record a stall in i915_request_wait_timeout()
+ * @rq: the awaited request
+ * @start: wait entry, from i915_stall_begin()
+ * @spin: time spent busy-spinning, from i915_stall_since()
+ * @flags: the I915_WAIT_* flags of the wait
+ * @timeout: the timeout asked for, in jiffies
+ * @ret: the wait's return value
+ * @caller: return address into the wait's caller
+ *
+ * Context: Process context, see i915_stall_record().
+ */
+noinline void __i915_stall_request_end(struct i915_request *rq, u64 start,
+				       u64 spin, unsigned int flags,
+				       long timeout, long ret,
+				       unsigned long caller)
+{
+	const struct i915_stall_info info = {
+		.start_ns = start,
+		.spin_ns = spin,
+		.timeout = timeout,
+		.ret = ret,
+		.caller = caller,
+		.fence = &rq->fence,
+		.rq = rq,
+		.wait_flags = flags,
+		.site = I915_STALL_SITE_REQUEST,
+		.skip = 1,
+	};
+
+	i915_stall_record(stall_log_of(rq->i915), &info);
+}
+
+/**
+ * __i915_stall_active_end - record a stall in __i915_active_wait()
+ * @i915: the device owning the awaited requests
+ * @start: wait entry, from i915_stall_begin()
+ * @ret: the wait's return value
+ * @caller: return address into the wait's caller
+ *
+ * Context: Process context, see i915_stall_record().
+ */
+noinline void __i915_stall_active_end(struct drm_i915_private *i915,
+				      u64 start, int ret, unsigned long caller)
+{
+	const struct i915_stall_info info = {
+		.start_ns = start,
+		.timeout = MAX_SCHEDULE_TIMEOUT,
+		.ret = ret,
+		.caller = caller,
+		.site = I915_STALL_SITE_ACTIVE,
+		.skip = 1,
+	};
+
+	i915_stall_record(stall_log_of(i915), &info);
+}
+
+/**
+ * __i915_stall_fence_end - record a stall on a fence that is not i915's
+ * @i915: the device whose object waited
+ * @fence: the awaited fence
+ * @start: wait entry, from i915_stall_begin()
+ * @flags: the I915_WAIT_* flags of the wait
+ * @timeout: the timeout asked for, in jiffies
+ * @ret: the wait's return value (dma_fence_wait_timeout() semantics)
+ * @caller: return address into the wait's caller
+ *
+ * Context: Process context, see i915_stall_record().
+ */
+noinline void __i915_stall_fence_end(struct drm_i915_private *i915,
+				     struct dma_fence *fence, u64 start,
+				     unsigned int flags, long timeout, long ret,
+				     unsigned long caller)
+{
+	const struct i915_stall_info info = {
+		.start_ns = start,
+		.timeout = timeout,
+		/* dma_fence_wait_timeout() returns 0 when it timed out */
+		.ret = ret == 0 && timeout ? -ETIME : ret,
+		.caller = caller,
+		.fence = fence,
+		.wait_flags = flags,
+		.site = I915_STALL_SITE_OBJECT_FENCE,
+		.skip = 1,
+	};
+
+	i915_stall_record(stall_log_of(i915), &info);
+}
+
+/*
+ * debugfs: the snapshot file and the control files.
+ */
+
+/*
+ * Swap in a new set of rings of @slots each; the old records are gone.
+ * Returns 0 or -ENOMEM, in which case nothing changed.
+ */
+static int stall_log_resize(struct i915_stall_log *log, u32 slots)
+{
+	struct i915_stall_rings *new, *old;
+
+	lockdep_assert_held(&log->lock);
+
+	new = stall_rings_alloc(slots);
+	if (!new)
+		return -ENOMEM;
+
+	old = rcu_replace_pointer(log->rings, new, lockdep_is_held(&log->lock));
+	log->slots = slots;
+	if (old)
+		call_rcu(&old->rcu, stall_rings_free_rcu);
+	return 0;
+}
+
+/* Enable needs rings: allocate them first so nothing is dropped. */
+static int stall_log_enable(struct i915_stall_log *log, bool enable)
+{
+	lockdep_assert_held(&log->lock);
+
+	if (enable && !rcu_access_pointer(log->rings)) {
+		int err = stall_log_resize(log, log->slots);
+
+		if (err)
+			return err;
+	}
+	stall_log_set_enabled(log, enable);
+	return 0;
+}
+
+static void stall_log_clear(struct i915_stall_log *log)
+{
+	struct i915_stall_rings *rings;
+	unsigned int cpu;
+
+	lockdep_assert_held(&log->lock);
+
+	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
+	for_each_possible_cpu(cpu) {
+		/*
+		 * Racing with the ring's writer is fine: a record committed
+		 * while we clear may survive the clear.  The acquire pairs
+		 * with stall_slot_commit:B like stall_snapshot_cpu:A.
+		 */
+		if (rings)
+			WRITE_ONCE(rings->ring[cpu]->base,
+				   smp_load_acquire(&rings->ring[cpu]->head));
+		/* data race ok: a statistic, a concurrent drop may survive */
+		*per_cpu_ptr(log->dropped_base, cpu) =
+			data_race(READ_ONCE(*per_cpu_ptr(log->dropped, cpu)));
+	}
+}
+
+/**
+ * struct stall_snapshot - a file's image of the log, taken at open
+ * @size: bytes of @data
+ * @data: header, CPU table and records, as in i915_stall_format.h
+ */
+struct stall_snapshot {
+	size_t size;
+	u8 data[];
+};
+
+/*
+ * Copy the committed records of one ring into @out, oldest first, and
+ * account for every record the CPU wrote since the last clear.
+ * Returns the number of records copied.
+ */
+static u32 stall_snapshot_cpu(const struct i915_stall_ring *ring, u32 slots,
+			      struct i915_stall_cpu_entry *e,
+			      struct i915_stall_record *out)
+{
+	u64 head = smp_load_acquire(&ring->head); /* LMM(stall_snapshot_cpu:A) */
+	u64 base = READ_ONCE(ring->base);
+	u64 first = head - min_t(u64, head - base, slots);
+	u32 emitted = 0;
+	u64 n;
+
+	e->recorded = head - base;
+	e->overwritten = first - base;
+
+	for (n = first; n < head; n++) {
+		const struct i915_stall_record *slot = &ring->slot[n & (slots - 1)];
+		struct i915_stall_record *rec = &out[emitted];
+		u64 seq;
+
+		seq = smp_load_acquire(&slot->seq); /* LMM(stall_snapshot_cpu:B) */
+		if (seq != 2 * n + 2) {
+			e->torn++;
+			continue;
+		}
+
+		/* Racy by design: the copy is used only if seq did not move. */
+		data_race(memcpy(rec, slot, sizeof(*rec)));
+		smp_rmb(); /* LMM(stall_snapshot_cpu:C) */
+		if (READ_ONCE(slot->seq) != seq) {
+			e->torn++;
+			continue;
+		}
+
+		if (WARN_ON_ONCE(rec->kstack_depth > I915_STALL_KSTACK_MAX ||
+				 rec->ustack_depth > I915_STALL_USTACK_MAX)) {
+			e->torn++;
+			continue;
+		}
+
+		rec->seq = n - base;
+		emitted++;
+	}
+
+	e->emitted = emitted;
+	return emitted;
+}
+
+static void stall_snapshot_header(const struct i915_stall_log *log,
+				  struct i915_stall_file_header *h, u32 slots)
+{
+	struct drm_i915_private *i915 = log->i915;
+
+	memcpy(h->magic, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN);
+	h->version_major = I915_STALL_VERSION_MAJOR;
+	h->version_minor = I915_STALL_VERSION_MINOR;
+	h->header_size = sizeof(*h);
+	h->record_size = sizeof(struct i915_stall_record);
+	h->cpu_entry_size = sizeof(struct i915_stall_cpu_entry);
+	h->cpu_count = nr_cpu_ids;
+	h->clock_id = CLOCK_MONOTONIC;
+	h->cpu_table_offset = sizeof(*h);
+	h->records_offset = sizeof(*h) +
+			    nr_cpu_ids * sizeof(struct i915_stall_cpu_entry);
+	h->snapshot_ns = ktime_get_ns();
+	h->realtime_offset_ns = ktime_get_real_ns() - h->snapshot_ns;
+	h->threshold_ns = log->threshold_ns;
+	h->slots_per_cpu = slots;
+	h->flags = log->enabled ? I915_STALL_H_ENABLED : 0;
+	h->kstack_max = I915_STALL_KSTACK_MAX;
+	h->ustack_max = I915_STALL_USTACK_MAX;
+	h->drm_minor = i915 && i915->drm.primary ? i915->drm.primary->index : 0;
+	h->kernel_anchor_addr = (unsigned long)stack_trace_save;
+	h->i915_anchor_addr = (unsigned long)i915_stall_record;
+	strscpy(h->kernel_anchor, "stack_trace_save");
+	strscpy(h->i915_anchor, "i915_stall_record");
+	if (i915)
+		strscpy(h->device, dev_name(i915->drm.dev));
+	strscpy(h->release, init_utsname()->release);
+#ifdef MODULE
+	h->flags |= I915_STALL_H_I915_MODULE;
+	h->i915_text_base = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base;
+	h->i915_text_size = THIS_MODULE->mem[MOD_TEXT].size;
+#endif
+}
+
+static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
+{
+	struct i915_stall_cpu_entry *cpus;
+	struct i915_stall_file_header *h;
+	struct i915_stall_rings *rings;
+	struct i915_stall_record *recs;
+	struct stall_snapshot *snap;
+	unsigned int cpu;
+	size_t max;
+	u32 slots;
+	u64 count;
+
+	mutex_lock(&log->lock);
+	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
+	slots = rings ? rings->slots : 0;
+
+	max = sizeof(*h) + nr_cpu_ids * sizeof(*cpus) +
+	      (size_t)num_possible_cpus() * slots * sizeof(*recs);
+	snap = kvzalloc(struct_size(snap, data, max), GFP_KERNEL);
+	if (!snap) {
+		mutex_unlock(&log->lock);
+		return NULL;
+	}
+
+	h = (struct i915_stall_file_header *)snap->data;
+	cpus = (struct i915_stall_cpu_entry *)(snap->data + sizeof(*h));
+	recs = (struct i915_stall_record *)(cpus + nr_cpu_ids);
+	stall_snapshot_header(log, h, slots);
+
+	count = 0;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct i915_stall_cpu_entry *e = &cpus[cpu];
+
+		e->cpu = cpu;
+		if (!cpu_possible(cpu))
+			continue;
+		e->flags = I915_STALL_CPU_POSSIBLE;
+		if (cpu_online(cpu))
+			e->flags |= I915_STALL_CPU_ONLINE;
+		/* data race ok: a statistic, exact once writers are quiet */
+		e->dropped = data_race(*per_cpu_ptr(log->dropped, cpu)) -
+			     *per_cpu_ptr(log->dropped_base, cpu);
+		if (rings)
+			count += stall_snapshot_cpu(rings->ring[cpu], slots, e,
+						    recs + count);
+	}
+	mutex_unlock(&log->lock);
+
+	h->record_count = count;
+	snap->size = h->records_offset + count * sizeof(*recs);
+	return snap;
+}
+
+static int stall_snapshot_open(struct inode *inode, struct file *file)
+{
+	struct stall_snapshot *snap;
+
+	snap = stall_snapshot_take(inode->i_private);
+	if (!snap)
+		return -ENOMEM;
+
+	file->private_data = snap;
+	return 0;
+}
+
+static ssize_t stall_snapshot_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *pos)
+{
+	const struct stall_snapshot *snap = file->private_data;
+
+	return simple_read_from_buffer(ubuf, count, pos, snap->data, snap->size);
+}
+
+static loff_t stall_snapshot_llseek(struct file *file, loff_t offset, int whence)
+{
+	const struct stall_snapshot *snap = file->private_data;
+
+	return fixed_size_llseek(file, offset, whence, snap->size);
+}
+
+static int stall_snapshot_release(struct inode *inode, struct file *file)
+{
+	kvfree(file->private_data);
+	return 0;
+}
+
+static const struct file_operations stall_snapshot_fops = {
+	.owner = THIS_MODULE,
+	.open = stall_snapshot_open,
+	.read = stall_snapshot_read,
+	.llseek = stall_snapshot_llseek,
+	.release = stall_snapshot_release,
+};
+
+static int stall_enable_get(void *data, u64 *val)
+{
+	struct i915_stall_log *log = data;
+
+	*val = READ_ONCE(log->enabled);
+	return 0;
+}
+
+static int stall_enable_set(void *data, u64 val)
+{
+	struct i915_stall_log *log = data;
+	int err;
+
+	if (val > 1)
+		return -EINVAL;
+
+	mutex_lock(&log->lock);
+	err = stall_log_enable(log, val);
+	mutex_unlock(&log->lock);
+	return err;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(stall_enable_fops, stall_enable_get, stall_enable_set,
+			 "%llu\n");
+
+static int stall_threshold_get(void *data, u64 *val)
+{
+	struct i915_stall_log *log = data;
+
+	*val = div_u64(READ_ONCE(log->threshold_ns), NSEC_PER_USEC);
+	return 0;
+}
+
+static int stall_threshold_set(void *data, u64 val)
+{
+	struct i915_stall_log *log = data;
+
+	if (val > div_u64(U64_MAX, NSEC_PER_USEC))
+		return -EINVAL;
+
+	/* Pairs with the READ_ONCE() in i915_stall_record(). */
+	WRITE_ONCE(log->threshold_ns, val * NSEC_PER_USEC);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(stall_threshold_fops, stall_threshold_get,
+			 stall_threshold_set, "%llu\n");
+
+static int stall_clear_set(void *data, u64 val)
+{
+	struct i915_stall_log *log = data;
+
+	if (val != 1)
+		return -EINVAL;
+
+	mutex_lock(&log->lock);
+	stall_log_clear(log);
+	mutex_unlock(&log->lock);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(stall_clear_fops, NULL, stall_clear_set, "%llu\n");
+
+static int stall_slots_get(void *data, u64 *val)
+{
+	struct i915_stall_log *log = data;
+
+	*val = READ_ONCE(log->slots);
+	return 0;
+}
+
+static int stall_slots_set(void *data, u64 val)
+{
+	struct i915_stall_log *log = data;
+	int err = 0;
+
+	if (val < STALL_MIN_SLOTS || val > STALL_MAX_SLOTS || !is_power_of_2(val))
+		return -EINVAL;
+
+	mutex_lock(&log->lock);
+	if (rcu_access_pointer(log->rings))
+		err = stall_log_resize(log, val);
+	else
+		log->slots = val;
+	mutex_unlock(&log->lock);
+	return err;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(stall_slots_fops, stall_slots_get, stall_slots_set,
+			 "%llu\n");
+
+/**
+ * i915_stall_debugfs_register - create the stall log's debugfs files
+ * @i915: the device
+ * @root: the device's debugfs directory, dri/N
+ *
+ * Creates i915_stalls, the binary snapshot (root only: it holds kernel
+ * addresses), and the control files i915_stalls_enable,
+ * i915_stalls_threshold_us, i915_stalls_slots and i915_stalls_clear.
+ *
+ * Context: Process context.
+ */
+void i915_stall_debugfs_register(struct drm_i915_private *i915,
+				 struct dentry *root)
+{
+	struct i915_stall_log *log = i915->stall_log;
+
+	if (!log)
+		return;
+
+	debugfs_create_file("i915_stalls", 0400, root, log, &stall_snapshot_fops);
+	debugfs_create_file_unsafe("i915_stalls_enable", 0600, root, log,
+				   &stall_enable_fops);
+	debugfs_create_file_unsafe("i915_stalls_threshold_us", 0600, root, log,
+				   &stall_threshold_fops);
+	debugfs_create_file_unsafe("i915_stalls_slots", 0600, root, log,
+				   &stall_slots_fops);
+	debugfs_create_file_unsafe("i915_stalls_clear", 0200, root, log,
+				   &stall_clear_fops);
+}
+
+#if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG_KUNIT_TEST)
+#include "tests/i915_stall_kunit.c"
+#endif
+
+#if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG_MOCK)
+#include "tests/i915_stall_mock.c"
+#endif

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Binary layout of the i915 stall log, as read from debugfs
+ * (/sys/kernel/debug/dri/N/i915_stalls).
+ *
+ * This header is shared verbatim with the userspace reader, so it uses only
+ * <linux/types.h> and static_assert().  Every field is little-endian, fixed
+ * width and naturally aligned; padding is explicit.
+ *
+ * A file is one struct i915_stall_file_header, then cpu_count struct
+ * i915_stall_cpu_entry at cpu_table_offset, then record_count struct
+ * i915_stall_record at records_offset.  Records are grouped by CPU in
+ * ascending CPU order and, within a CPU, ordered oldest first (by seq).
+ *
+ * Compatibility: a reader accepts any file whose version_major it knows.  A
+ * newer version_minor may only append fields, so header_size, cpu_entry_size
+ * and record_size may be larger than the structures below; a reader uses the
+ * sizes from the file to step over what it does not know.
+ */
+
+#ifndef __I915_STALL_FORMAT_H__
+#define __I915_STALL_FORMAT_H__
+
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#else
+#include <assert.h>
+#include <stddef.h>
+#endif
+#include <linux/types.h>
+
+#define I915_STALL_MAGIC		"I915STL\n"
+#define I915_STALL_MAGIC_LEN		8
+#define I915_STALL_VERSION_MAJOR	1
+#define I915_STALL_VERSION_MINOR	0
+
+#define I915_STALL_KSTACK_MAX		32
+#define I915_STALL_USTACK_MAX		32
+#define I915_STALL_COMM_LEN		16
+#define I915_STALL_NAME_LEN		32
+#define I915_STALL_RELEASE_LEN		64
+
+/* Wait sites.  Values are ABI and never reused. */
+enum i915_stall_site {
+	I915_STALL_SITE_NONE = 0,
+	I915_STALL_SITE_REQUEST = 1,		/* i915_request_wait_timeout() */
+	I915_STALL_SITE_ACTIVE = 2,		/* __i915_active_wait() */
+	I915_STALL_SITE_OBJECT_FENCE = 3,	/* foreign fence, i915_gem_object_wait() */
+	I915_STALL_SITE_TEST = 15,		/* KUnit */
+};
+
+/* The name tools print for a wait site, NULL if unknown. */
+static inline const char *i915_stall_site_name(unsigned int site)
+{
+	switch (site) {
+	case I915_STALL_SITE_REQUEST:
+		return "request_wait";
+	case I915_STALL_SITE_ACTIVE:
+		return "active_wait";
+	case I915_STALL_SITE_OBJECT_FENCE:
+		return "object_fence_wait";
+	case I915_STALL_SITE_TEST:
+		return "test";
+	default:
+		return NULL;
+	}
+}
+
+/* How the wait ended (struct i915_stall_record.outcome). */
+enum i915_stall_outcome {
+	I915_STALL_COMPLETED = 0,	/* the awaited work signalled */
+	I915_STALL_TIMEDOUT = 1,	/* the timeout the caller asked for expired */
+	I915_STALL_INTERRUPTED = 2,	/* a signal ended an interruptible wait */
+	I915_STALL_ERROR = 3,		/* any other negative return, see .error */
+};
+
+/* struct i915_stall_record.flags */
+#define I915_STALL_F_KTHREAD		0x1 /* kernel thread or user worker: no user stack */
+#define I915_STALL_F_COMPAT		0x2 /* 32-bit task: user stack not walked */
+#define I915_STALL_F_KSTACK_TRUNC	0x4 /* kernel stack deeper than kstack[] */
+#define I915_STALL_F_USTACK_TRUNC	0x8 /* user stack deeper than ustack[] */
+#define I915_STALL_F_ENGINE		0x10 /* engine_class/engine_instance valid */
+#define I915_STALL_F_FENCE		0x20 /* fence_context/fence_seqno valid */
+#define I915_STALL_F_OWNER		0x40 /* owner_pid/owner_comm valid */
+
+#define I915_STALL_ENGINE_NONE		0xff
+#define I915_STALL_TIMEOUT_NONE		(~(__u64)0)
+
+/*
+ * struct i915_stall_record - one CPU-waits-on-GPU stall
+ *
+ * In the ring, @seq is 2n + 1 while record n is written and 2n + 2 once it
+ * is committed; in a file it is n, the record's number on its CPU.
+ */
+struct i915_stall_record {
+	__u64 seq;		/* record number on @cpu since the log was cleared */
+	__u64 start_ns;		/* CLOCK_MONOTONIC at wait entry */
+	__u64 duration_ns;	/* wait entry to wait exit */
+	__u64 spin_ns;		/* part of @duration_ns spent busy-spinning */
+	__u64 fence_context;	/* dma_fence context of the awaited fence */
+	__u64 fence_seqno;	/* dma_fence seqno of the awaited fence */
+	__u64 timeout_ns;	/* timeout asked for, I915_STALL_TIMEOUT_NONE if none */
+	__u64 caller;		/* kernel return address into the wait's caller */
+	__u32 pid;		/* thread id of the waiter */
+	__u32 tgid;		/* process id of the waiter */
+	__u32 owner_pid;	/* creator of the awaited GEM context, if F_OWNER */
+	__s32 error;		/* the wait's return value when negative, else 0 */
+	__u32 wait_flags;	/* I915_WAIT_* flags the caller passed */
+	__u16 cpu;		/* CPU the record was written on */
+	__u16 site;		/* enum i915_stall_site */
+	__u8 outcome;		/* enum i915_stall_outcome */
+	__u8 engine_class;	/* uabi engine class, I915_STALL_ENGINE_NONE if unknown */
+	__u8 engine_instance;	/* uabi engine instance */
+	__u8 kstack_depth;	/* valid entries in @kstack */
+	__u8 ustack_depth;	/* valid entries in @ustack */
+	__u8 pad0;
+	__u16 flags;		/* I915_STALL_F_* */
+	char comm[I915_STALL_COMM_LEN];		/* waiter's comm, NUL padded */
+	char owner_comm[I915_STALL_COMM_LEN];	/* owner's comm, if F_OWNER */
+	__u64 kstack[I915_STALL_KSTACK_MAX];	/* kernel return addresses, innermost first */
+	__u64 ustack[I915_STALL_USTACK_MAX];	/* user pc, then return addresses */
+};
+
+/*
+ * struct i915_stall_cpu_entry - what the snapshot saw of one CPU's ring
+ *
+ * @recorded == @emitted + @overwritten + @torn, always: a reader can account
+ * for every record the CPU wrote since the last clear.
+ */
+struct i915_stall_cpu_entry {
+	__u64 recorded;		/* records committed on this CPU since the last clear */
+	__u64 emitted;		/* of those, records in this file */
+	__u64 overwritten;	/* overwritten by newer records before the snapshot */
+	__u64 torn;		/* overwritten while the snapshot copied them */
+	__u64 dropped;		/* stalls not recorded at all (ring being resized) */
+	__u32 cpu;
+	__u32 flags;		/* I915_STALL_CPU_* */
+};
+
+#define I915_STALL_CPU_POSSIBLE		0x1
+#define I915_STALL_CPU_ONLINE		0x2
+
+/* struct i915_stall_file_header.flags */
+#define I915_STALL_H_ENABLED		0x1 /* log was enabled at snapshot */
+#define I915_STALL_H_I915_MODULE	0x2 /* i915 is a module, see i915_text_* */
+
+/*
+ * struct i915_stall_file_header - start of the i915_stalls file
+ *
+ * To undo KASLR offline, subtract the address of @kernel_anchor in vmlinux
+ * (or System.map) from @kernel_anchor_addr; likewise @i915_anchor locates
+ * i915's text, in i915.ko when I915_STALL_H_I915_MODULE is set.
+ */
+struct i915_stall_file_header {
+	char magic[I915_STALL_MAGIC_LEN];	/* I915_STALL_MAGIC */
+	__u16 version_major;
+	__u16 version_minor;
+	__u32 header_size;	/* bytes of this header in the file */
+	__u32 record_size;	/* bytes of each record in the file */
+	__u32 cpu_entry_size;	/* bytes of each CPU entry in the file */
+	__u32 cpu_count;	/* CPU entries (nr_cpu_ids) */
+	__u32 clock_id;		/* clock of start_ns: CLOCK_MONOTONIC (1) */
+	__u64 cpu_table_offset;	/* file offset of the CPU table */
+	__u64 records_offset;	/* file offset of the first record */
+	__u64 record_count;	/* records in the file */
+	__u64 snapshot_ns;	/* CLOCK_MONOTONIC when the file was opened */
+	__s64 realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC then */
+	__u64 threshold_ns;	/* waits shorter than this were not recorded */
+	__u32 slots_per_cpu;	/* ring size per CPU, in records */
+	__u32 flags;		/* I915_STALL_H_* */
+	__u16 kstack_max;	/* I915_STALL_KSTACK_MAX of the writer */
+	__u16 ustack_max;	/* I915_STALL_USTACK_MAX of the writer */
+	__u32 drm_minor;	/* N in /sys/kernel/debug/dri/N */
+	__u64 kernel_anchor_addr; /* runtime address of @kernel_anchor */
+	__u64 i915_anchor_addr;	/* runtime address of @i915_anchor */
+	__u64 i915_text_base;	/* i915.ko core text base, if a module, else 0 */
+	__u64 i915_text_size;	/* its size, if a module, else 0 */
+	char kernel_anchor[I915_STALL_NAME_LEN];  /* a vmlinux text symbol */
+	char i915_anchor[I915_STALL_NAME_LEN];	  /* an i915 text symbol */
+	char device[I915_STALL_NAME_LEN];	  /* dev_name() of the GPU */
+	char release[I915_STALL_RELEASE_LEN];	  /* utsname()->release */
+};
+
+/* Every size and offset is ABI; C11 static_assert needs a message. */
+#define I915_STALL_LAYOUT(type, member, off) \
+	static_assert(offsetof(struct type, member) == (off), #type "." #member)
+
+static_assert(sizeof(struct i915_stall_record) == 640, "size of i915_stall_record");
+I915_STALL_LAYOUT(i915_stall_record, seq, 0);
+I915_STALL_LAYOUT(i915_stall_record, start_ns, 8);
+I915_STALL_LAYOUT(i915_stall_record, duration_ns, 16);
+I915_STALL_LAYOUT(i915_stall_record, spin_ns, 24);
+I915_STALL_LAYOUT(i915_stall_record, fence_context, 32);
+I915_STALL_LAYOUT(i915_stall_record, fence_seqno, 40);
+I915_STALL_LAYOUT(i915_stall_record, timeout_ns, 48);
+I915_STALL_LAYOUT(i915_stall_record, caller, 56);
+I915_STALL_LAYOUT(i915_stall_record, pid, 64);
+I915_STALL_LAYOUT(i915_stall_record, tgid, 68);
+I915_STALL_LAYOUT(i915_stall_record, owner_pid, 72);
+I915_STALL_LAYOUT(i915_stall_record, error, 76);
+I915_STALL_LAYOUT(i915_stall_record, wait_flags, 80);
+I915_STALL_LAYOUT(i915_stall_record, cpu, 84);
+I915_STALL_LAYOUT(i915_stall_record, site, 86);
+I915_STALL_LAYOUT(i915_stall_record, outcome, 88);
+I915_STALL_LAYOUT(i915_stall_record, engine_class, 89);
+I915_STALL_LAYOUT(i915_stall_record, engine_instance, 90);
+I915_STALL_LAYOUT(i915_stall_record, kstack_depth, 91);
+I915_STALL_LAYOUT(i915_stall_record, ustack_depth, 92);
+I915_STALL_LAYOUT(i915_stall_record, pad0, 93);
+I915_STALL_LAYOUT(i915_stall_record, flags, 94);
+I915_STALL_LAYOUT(i915_stall_record, comm, 96);
+I915_STALL_LAYOUT(i915_stall_record, owner_comm, 112);
+I915_STALL_LAYOUT(i915_stall_record, kstack, 128);
+I915_STALL_LAYOUT(i915_stall_record, ustack, 384);
+
+static_assert(sizeof(struct i915_stall_cpu_entry) == 48, "size of i915_stall_cpu_entry");
+I915_STALL_LAYOUT(i915_stall_cpu_entry, recorded, 0);
+I915_STALL_LAYOUT(i915_stall_cpu_entry, emitted, 8);
+I915_STALL_LAYOUT(i915_stall_cpu_entry, overwritten, 16);
+I915_STALL_LAYOUT(i915_stall_cpu_entry, torn, 24);
+I915_STALL_LAYOUT(i915_stall_cpu_entry, dropped, 32);
+I915_STALL_LAYOUT(i915_stall_cpu_entry, cpu, 40);
+I915_STALL_LAYOUT(i915_stall_cpu_entry, flags, 44);
+
+static_assert(sizeof(struct i915_stall_file_header) == 288, "size of i915_stall_file_header");
+I915_STALL_LAYOUT(i915_stall_file_header, magic, 0);
+I915_STALL_LAYOUT(i915_stall_file_header, version_major, 8);
+I915_STALL_LAYOUT(i915_stall_file_header, version_minor, 10);
+I915_STALL_LAYOUT(i915_stall_file_header, header_size, 12);
+I915_STALL_LAYOUT(i915_stall_file_header, record_size, 16);
+I915_STALL_LAYOUT(i915_stall_file_header, cpu_entry_size, 20);
+I915_STALL_LAYOUT(i915_stall_file_header, cpu_count, 24);
+I915_STALL_LAYOUT(i915_stall_file_header, clock_id, 28);
+I915_STALL_LAYOUT(i915_stall_file_header, cpu_table_offset, 32);
+I915_STALL_LAYOUT(i915_stall_file_header, records_offset, 40);
+I915_STALL_LAYOUT(i915_stall_file_header, record_count, 48);
+I915_STALL_LAYOUT(i915_stall_file_header, snapshot_ns, 56);
+I915_STALL_LAYOUT(i915_stall_file_header, realtime_offset_ns, 64);
+I915_STALL_LAYOUT(i915_stall_file_header, threshold_ns, 72);
+I915_STALL_LAYOUT(i915_stall_file_header, slots_per_cpu, 80);
+I915_STALL_LAYOUT(i915_stall_file_header, flags, 84);
+I915_STALL_LAYOUT(i915_stall_file_header, kstack_max, 88);
+I915_STALL_LAYOUT(i915_stall_file_header, ustack_max, 90);
+I915_STALL_LAYOUT(i915_stall_file_header, drm_minor, 92);
+I915_STALL_LAYOUT(i915_stall_file_header, kernel_anchor_addr, 96);
+I915_STALL_LAYOUT(i915_stall_file_header, i915_anchor_addr, 104);
+I915_STALL_LAYOUT(i915_stall_file_header, i915_text_base, 112);
+I915_STALL_LAYOUT(i915_stall_file_header, i915_text_size, 120);
+I915_STALL_LAYOUT(i915_stall_file_header, kernel_anchor, 128);
+I915_STALL_LAYOUT(i915_stall_file_header, i915_anchor, 160);
+I915_STALL_LAYOUT(i915_stall_file_header, device, 192);
+I915_STALL_LAYOUT(i915_stall_file_header, release, 224);
+
+#endif /* __I915_STALL_FORMAT_H__ */

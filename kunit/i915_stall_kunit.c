@@ -1,0 +1,1076 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright © 2026 The i915 stall log authors
+ *
+ * KUnit tests of the i915 stall log, #included at the end of i915_stall.c
+ * so they reach its static functions.  Two suites:
+ *
+ *  - i915_stall: the ring, the snapshot file and the control files, on a
+ *    log of their own, with writers on every CPU for the concurrency case.
+ *  - i915_stall_mock: stalls on i915's mock GPU through the real wait
+ *    paths (i915_request_wait(), i915_active_wait()).
+ *
+ * Test cases run in kernel threads, so every record they make has the
+ * KTHREAD flag and an empty user stack; the end-to-end tests of the
+ * project cover user stacks.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kallsyms.h>
+#include <linux/kthread.h>
+#include <linux/mman.h>
+
+#include "gem/i915_gem_context.h"
+#include "gem/selftests/mock_context.h"
+#include "gt/intel_context.h"
+#include "i915_active.h"
+#include "selftests/mock_gem_device.h"
+#include "selftests/mock_request.h"
+
+#define TEST_SLOTS	16
+
+static struct i915_stall_log *test_log(struct kunit *test, u32 slots)
+{
+	struct i915_stall_log *log;
+
+	log = stall_log_create(NULL);
+	KUNIT_ASSERT_NOT_NULL(test, log);
+	log->slots = slots;
+	log->threshold_ns = 0;
+	mutex_lock(&log->lock);
+	KUNIT_ASSERT_EQ(test, stall_log_enable(log, true), 0);
+	mutex_unlock(&log->lock);
+	return log;
+}
+
+static void test_log_destroy(void *log)
+{
+	stall_log_destroy(log);
+}
+
+static struct i915_stall_log *test_log_auto(struct kunit *test, u32 slots)
+{
+	struct i915_stall_log *log = test_log(test, slots);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, test_log_destroy, log), 0);
+	return log;
+}
+
+static void test_snapshot_free(void *snap)
+{
+	kvfree(snap);
+}
+
+/* Take a snapshot that is freed when the test ends. */
+static struct stall_snapshot *test_snapshot(struct kunit *test,
+					    struct i915_stall_log *log)
+{
+	struct stall_snapshot *snap = stall_snapshot_take(log);
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, test_snapshot_free, snap), 0);
+	return snap;
+}
+
+static const struct i915_stall_file_header *snap_header(const struct stall_snapshot *s)
+{
+	return (const void *)s->data;
+}
+
+static const struct i915_stall_cpu_entry *snap_cpu(const struct stall_snapshot *s,
+						   unsigned int cpu)
+{
+	return (const void *)(s->data + snap_header(s)->cpu_table_offset) +
+	       cpu * sizeof(struct i915_stall_cpu_entry);
+}
+
+static const struct i915_stall_record *snap_rec(const struct stall_snapshot *s, u64 i)
+{
+	return (const void *)(s->data + snap_header(s)->records_offset) +
+	       i * sizeof(struct i915_stall_record);
+}
+
+/* A record whose every byte follows from (cpu, n): torn copies show. */
+static void pattern_fill(struct i915_stall_record *r, unsigned int cpu, u64 n)
+{
+	unsigned int i;
+
+	r->start_ns = n;
+	r->duration_ns = cpu;
+	r->spin_ns = ~n;
+	r->fence_context = n * 3;
+	r->fence_seqno = n * 5;
+	r->timeout_ns = n ^ 0x5a5a5a5a5a5a5a5aull;
+	r->caller = n + cpu;
+	r->pid = lower_32_bits(n);
+	r->tgid = upper_32_bits(n);
+	r->owner_pid = cpu;
+	r->error = -(int)(n & 0xff);
+	r->wait_flags = lower_32_bits(n * 7);
+	r->cpu = cpu;
+	r->site = I915_STALL_SITE_TEST;
+	r->outcome = n & 3;
+	r->engine_class = n & 0xff;
+	r->engine_instance = (n >> 8) & 0xff;
+	r->kstack_depth = n % (I915_STALL_KSTACK_MAX + 1);
+	r->ustack_depth = (n * 7) % (I915_STALL_USTACK_MAX + 1);
+	r->pad0 = 0;
+	r->flags = n & 0xffff;
+	memset(r->comm, 'a' + cpu % 26, sizeof(r->comm));
+	memset(r->owner_comm, 'A' + n % 26, sizeof(r->owner_comm));
+	for (i = 0; i < I915_STALL_KSTACK_MAX; i++)
+		r->kstack[i] = (n << 8) + i + ((u64)cpu << 56);
+	for (i = 0; i < I915_STALL_USTACK_MAX; i++)
+		r->ustack[i] = ~((n << 8) + i);
+}
+
+static bool pattern_ok(const struct i915_stall_record *r, u64 base)
+{
+	struct i915_stall_record want;
+	u64 n = r->start_ns;
+
+	pattern_fill(&want, r->duration_ns, n);
+	want.seq = n - base;
+	return r->cpu == r->duration_ns && !memcmp(r, &want, sizeof(want));
+}
+
+/* Write @count pattern records on this CPU, through reserve and commit. */
+static unsigned int write_pattern(struct i915_stall_log *log, u64 count)
+{
+	struct i915_stall_rings *rings;
+	unsigned int cpu;
+	u64 i;
+
+	preempt_disable();
+	cpu = smp_processor_id();
+	rings = rcu_dereference_sched(log->rings);
+	for (i = 0; i < count; i++) {
+		struct i915_stall_ring *ring;
+		struct i915_stall_record *slot = stall_slot_reserve(rings, &ring);
+
+		pattern_fill(slot, cpu, ring->head);
+		stall_slot_commit(ring, slot);
+	}
+	preempt_enable();
+	return cpu;
+}
+
+static void stall_test_empty(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	struct stall_snapshot *snap = test_snapshot(test, log);
+	const struct i915_stall_file_header *h = snap_header(snap);
+	unsigned int cpu;
+
+	KUNIT_EXPECT_MEMEQ(test, h->magic, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN);
+	KUNIT_EXPECT_EQ(test, h->version_major, I915_STALL_VERSION_MAJOR);
+	KUNIT_EXPECT_EQ(test, h->version_minor, I915_STALL_VERSION_MINOR);
+	KUNIT_EXPECT_EQ(test, h->header_size, 288);
+	KUNIT_EXPECT_EQ(test, h->record_size, 640);
+	KUNIT_EXPECT_EQ(test, h->cpu_entry_size, 48);
+	KUNIT_EXPECT_EQ(test, h->cpu_count, nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->clock_id, CLOCK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, h->cpu_table_offset, 288);
+	KUNIT_EXPECT_EQ(test, h->records_offset, 288 + 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->record_count, 0);
+	KUNIT_EXPECT_EQ(test, h->slots_per_cpu, TEST_SLOTS);
+	KUNIT_EXPECT_EQ(test, h->flags & I915_STALL_H_ENABLED, I915_STALL_H_ENABLED);
+	KUNIT_EXPECT_EQ(test, h->kstack_max, I915_STALL_KSTACK_MAX);
+	KUNIT_EXPECT_EQ(test, h->ustack_max, I915_STALL_USTACK_MAX);
+	KUNIT_EXPECT_EQ(test, h->kernel_anchor_addr, (u64)(unsigned long)stack_trace_save);
+	KUNIT_EXPECT_STREQ(test, h->kernel_anchor, "stack_trace_save");
+	KUNIT_EXPECT_EQ(test, h->i915_anchor_addr, (u64)(unsigned long)i915_stall_record);
+	KUNIT_EXPECT_STREQ(test, h->i915_anchor, "i915_stall_record");
+	KUNIT_EXPECT_STREQ(test, h->release, init_utsname()->release);
+	KUNIT_EXPECT_EQ(test, snap->size, h->records_offset);
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		const struct i915_stall_cpu_entry *e = snap_cpu(snap, cpu);
+
+		KUNIT_EXPECT_EQ(test, e->cpu, cpu);
+		KUNIT_EXPECT_EQ(test, e->recorded, 0);
+		KUNIT_EXPECT_EQ(test, e->emitted, 0);
+		KUNIT_EXPECT_EQ(test, e->overwritten, 0);
+		KUNIT_EXPECT_EQ(test, e->torn, 0);
+		KUNIT_EXPECT_EQ(test, e->dropped, 0);
+		KUNIT_EXPECT_EQ(test, !!(e->flags & I915_STALL_CPU_POSSIBLE),
+				cpu_possible(cpu));
+	}
+}
+
+struct fill_case {
+	const char *name;
+	u64 count;
+};
+
+static const struct fill_case fill_cases[] = {
+	{ "none", 0 },
+	{ "one", 1 },
+	{ "one short of full", TEST_SLOTS - 1 },
+	{ "exactly full", TEST_SLOTS },
+	{ "one past full", TEST_SLOTS + 1 },
+	{ "wrapped twice and then some", 2 * TEST_SLOTS + 3 },
+	{ "wrapped many times", 100 * TEST_SLOTS + 7 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(fill, fill_cases, name);
+
+static void stall_test_fill(struct kunit *test)
+{
+	const struct fill_case *p = test->param_value;
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	u64 emitted = min_t(u64, p->count, TEST_SLOTS);
+	const struct i915_stall_cpu_entry *e;
+	struct stall_snapshot *snap;
+	unsigned int cpu;
+	u64 i;
+
+	cpu = write_pattern(log, p->count);
+	snap = test_snapshot(test, log);
+	e = snap_cpu(snap, cpu);
+
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, emitted);
+	KUNIT_EXPECT_EQ(test, e->recorded, p->count);
+	KUNIT_EXPECT_EQ(test, e->emitted, emitted);
+	KUNIT_EXPECT_EQ(test, e->overwritten, p->count - emitted);
+	KUNIT_EXPECT_EQ(test, e->torn, 0);
+	KUNIT_EXPECT_EQ(test, snap->size,
+			snap_header(snap)->records_offset + emitted * 640);
+
+	/* Oldest first, numbered from the clear, byte-exact. */
+	for (i = 0; i < emitted; i++) {
+		const struct i915_stall_record *r = snap_rec(snap, i);
+
+		KUNIT_EXPECT_EQ(test, r->seq, p->count - emitted + i);
+		KUNIT_EXPECT_EQ(test, r->cpu, cpu);
+		KUNIT_EXPECT_TRUE_MSG(test, pattern_ok(r, 0), "record %llu", i);
+	}
+}
+
+/* Deterministic torn copies: a slot rewritten under the reader. */
+static void stall_test_torn(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	struct i915_stall_rings *rings;
+	const struct i915_stall_cpu_entry *e;
+	struct stall_snapshot *snap;
+	unsigned int cpu;
+
+	cpu = write_pattern(log, 5);
+	rings = rcu_dereference_protected(log->rings, true);
+
+	/* Record 2 is being rewritten (odd), record 3 was lapped. */
+	WRITE_ONCE(rings->ring[cpu]->slot[2].seq, 2 * (2 + TEST_SLOTS) + 1);
+	WRITE_ONCE(rings->ring[cpu]->slot[3].seq, 2 * (3 + TEST_SLOTS) + 2);
+
+	snap = test_snapshot(test, log);
+	e = snap_cpu(snap, cpu);
+	KUNIT_EXPECT_EQ(test, e->recorded, 5);
+	KUNIT_EXPECT_EQ(test, e->emitted, 3);
+	KUNIT_EXPECT_EQ(test, e->torn, 2);
+	KUNIT_EXPECT_EQ(test, e->overwritten, 0);
+	KUNIT_EXPECT_EQ(test, snap_rec(snap, 0)->seq, 0);
+	KUNIT_EXPECT_EQ(test, snap_rec(snap, 1)->seq, 1);
+	KUNIT_EXPECT_EQ(test, snap_rec(snap, 2)->seq, 4);
+}
+
+static void stall_test_clear(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	const struct i915_stall_cpu_entry *e;
+	struct stall_snapshot *snap;
+	unsigned int cpu;
+
+	write_pattern(log, 20);
+	KUNIT_EXPECT_EQ(test, stall_clear_set(log, 1), 0);
+	cpu = write_pattern(log, 3);
+
+	snap = test_snapshot(test, log);
+	e = snap_cpu(snap, cpu);
+	KUNIT_EXPECT_EQ(test, e->recorded, 3);
+	KUNIT_EXPECT_EQ(test, e->emitted, 3);
+	KUNIT_EXPECT_EQ(test, e->overwritten, 0);
+	KUNIT_EXPECT_EQ(test, snap_rec(snap, 0)->seq, 0);
+	KUNIT_EXPECT_TRUE(test, pattern_ok(snap_rec(snap, 2), 20));
+}
+
+static noinline void record_now(struct i915_stall_log *log, u64 age_ns,
+				long timeout, long ret)
+{
+	const struct i915_stall_info info = {
+		.start_ns = ktime_get_ns() - age_ns,
+		.spin_ns = 1234,
+		.timeout = timeout,
+		.ret = ret,
+		.caller = _THIS_IP_,
+		.wait_flags = 0x3,
+		.site = I915_STALL_SITE_TEST,
+	};
+
+	i915_stall_record(log, &info);
+}
+
+static void stall_test_record_fields(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	const struct i915_stall_record *r;
+	struct stall_snapshot *snap;
+	char sym[KSYM_SYMBOL_LEN];
+	u64 before = ktime_get_ns();
+
+	record_now(log, 5 * NSEC_PER_MSEC, msecs_to_jiffies(40), 7);
+	snap = test_snapshot(test, log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	r = snap_rec(snap, 0);
+
+	KUNIT_EXPECT_EQ(test, r->seq, 0);
+	KUNIT_EXPECT_LE(test, r->start_ns, before - 5 * NSEC_PER_MSEC + NSEC_PER_SEC);
+	KUNIT_EXPECT_GE(test, r->duration_ns, 5 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LT(test, r->duration_ns, 5 * NSEC_PER_MSEC + NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, r->spin_ns, 1234);
+	KUNIT_EXPECT_EQ(test, r->timeout_ns, jiffies_to_nsecs(msecs_to_jiffies(40)));
+	KUNIT_EXPECT_EQ(test, r->pid, task_pid_nr(current));
+	KUNIT_EXPECT_EQ(test, r->tgid, task_tgid_nr(current));
+	KUNIT_EXPECT_STREQ(test, r->comm, current->comm);
+	KUNIT_EXPECT_EQ(test, r->site, I915_STALL_SITE_TEST);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
+	KUNIT_EXPECT_EQ(test, r->error, 0);
+	KUNIT_EXPECT_EQ(test, r->wait_flags, 0x3);
+	KUNIT_EXPECT_EQ(test, r->engine_class, I915_STALL_ENGINE_NONE);
+	KUNIT_EXPECT_EQ(test, r->flags, I915_STALL_F_KTHREAD);
+	KUNIT_EXPECT_EQ(test, r->ustack_depth, 0);
+
+	/* The kernel stack starts at the function that called the log. */
+	KUNIT_ASSERT_GT(test, r->kstack_depth, 1);
+	sprint_symbol_no_offset(sym, r->kstack[0]);
+	KUNIT_EXPECT_STREQ(test, sym, "record_now");
+	sprint_symbol_no_offset(sym, r->kstack[1]);
+	KUNIT_EXPECT_STREQ(test, sym, "stall_test_record_fields");
+	sprint_symbol_no_offset(sym, r->caller);
+	KUNIT_EXPECT_STREQ(test, sym, "record_now");
+}
+
+struct outcome_case {
+	const char *name;
+	long timeout;
+	long ret;
+	u8 outcome;
+	s32 error;
+	u64 timeout_ns;
+};
+
+static const struct outcome_case outcome_cases[] = {
+	{ "completed", 10, 3, I915_STALL_COMPLETED, 0, 10 * TICK_NSEC },
+	{ "completed, no timeout", MAX_SCHEDULE_TIMEOUT, MAX_SCHEDULE_TIMEOUT,
+	  I915_STALL_COMPLETED, 0, I915_STALL_TIMEOUT_NONE },
+	{ "timed out", 10, -ETIME, I915_STALL_TIMEDOUT, 0, 10 * TICK_NSEC },
+	{ "interrupted, restart", 10, -ERESTARTSYS, I915_STALL_INTERRUPTED, 0,
+	  10 * TICK_NSEC },
+	{ "interrupted", 10, -EINTR, I915_STALL_INTERRUPTED, 0, 10 * TICK_NSEC },
+	{ "error", 10, -EIO, I915_STALL_ERROR, -EIO, 10 * TICK_NSEC },
+};
+
+KUNIT_ARRAY_PARAM_DESC(outcome, outcome_cases, name);
+
+static void stall_test_outcome(struct kunit *test)
+{
+	const struct outcome_case *p = test->param_value;
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	const struct i915_stall_record *r;
+	struct stall_snapshot *snap;
+
+	record_now(log, NSEC_PER_MSEC, p->timeout, p->ret);
+	snap = test_snapshot(test, log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	r = snap_rec(snap, 0);
+	KUNIT_EXPECT_EQ(test, r->outcome, p->outcome);
+	KUNIT_EXPECT_EQ(test, r->error, p->error);
+	KUNIT_EXPECT_EQ(test, r->timeout_ns, p->timeout_ns);
+}
+
+static noinline unsigned int record_deep(struct i915_stall_log *log,
+					 unsigned int depth)
+{
+	unsigned int ret;
+
+	if (!depth) {
+		record_now(log, NSEC_PER_MSEC, 1, 1);
+		return 0;
+	}
+	ret = record_deep(log, depth - 1) + 1;
+	barrier();	/* keep the recursion a real call */
+	return ret;
+}
+
+struct depth_case {
+	const char *name;
+	unsigned int depth;
+	bool truncated;
+};
+
+static const struct depth_case depth_cases[] = {
+	{ "shallow", 0, false },
+	{ "twice the maximum", 2 * I915_STALL_KSTACK_MAX, true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(depth, depth_cases, name);
+
+static void stall_test_kstack_depth(struct kunit *test)
+{
+	const struct depth_case *p = test->param_value;
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	const struct i915_stall_record *r;
+	struct stall_snapshot *snap;
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i;
+
+	record_deep(log, p->depth);
+	snap = test_snapshot(test, log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	r = snap_rec(snap, 0);
+
+	KUNIT_EXPECT_EQ(test, !!(r->flags & I915_STALL_F_KSTACK_TRUNC), p->truncated);
+	if (p->truncated)
+		KUNIT_EXPECT_EQ(test, r->kstack_depth, I915_STALL_KSTACK_MAX);
+	else
+		KUNIT_EXPECT_LT(test, r->kstack_depth, I915_STALL_KSTACK_MAX);
+	KUNIT_EXPECT_EQ(test, r->ustack_depth, 0);
+
+	sprint_symbol_no_offset(sym, r->kstack[0]);
+	KUNIT_EXPECT_STREQ(test, sym, "record_now");
+	for (i = 1; i <= min(p->depth + 1, r->kstack_depth - 1u); i++) {
+		sprint_symbol_no_offset(sym, r->kstack[i]);
+		KUNIT_EXPECT_STREQ_MSG(test, sym, "record_deep", "frame %u", i);
+	}
+}
+
+static void stall_test_threshold(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	struct stall_snapshot *snap;
+
+	KUNIT_ASSERT_EQ(test, stall_threshold_set(log, 10000), 0);	/* 10 ms */
+	record_now(log, 5 * NSEC_PER_MSEC, 1, 1);	/* dropped */
+	record_now(log, 15 * NSEC_PER_MSEC, 1, 1);	/* kept */
+	record_now(log, 9 * NSEC_PER_MSEC, 1, 1);	/* dropped */
+
+	snap = test_snapshot(test, log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	KUNIT_EXPECT_GE(test, snap_rec(snap, 0)->duration_ns, 15 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->threshold_ns, 10 * NSEC_PER_MSEC);
+}
+
+static void stall_test_disabled(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	bool key_before = static_key_enabled(&i915_stall_key);
+	struct stall_snapshot *snap;
+
+	KUNIT_ASSERT_TRUE(test, key_before);
+	KUNIT_ASSERT_EQ(test, stall_enable_set(log, 0), 0);
+	record_now(log, 5 * NSEC_PER_MSEC, 1, 1);
+
+	snap = test_snapshot(test, log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 0);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->flags & I915_STALL_H_ENABLED, 0);
+	/* No other log is enabled while KUnit runs: the key is off. */
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&i915_stall_key));
+	KUNIT_EXPECT_EQ(test, i915_stall_begin(), 0);
+
+	KUNIT_ASSERT_EQ(test, stall_enable_set(log, 1), 0);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&i915_stall_key));
+	KUNIT_EXPECT_NE(test, i915_stall_begin(), 0);
+}
+
+struct control_case {
+	const char *name;
+	int (*set)(void *data, u64 val);
+	u64 val;
+	int err;
+};
+
+static const struct control_case control_cases[] = {
+	{ "enable=2", stall_enable_set, 2, -EINVAL },
+	{ "enable=U64_MAX", stall_enable_set, U64_MAX, -EINVAL },
+	{ "threshold_us=U64_MAX", stall_threshold_set, U64_MAX, -EINVAL },
+	{ "threshold_us overflowing ns", stall_threshold_set,
+	  U64_MAX / NSEC_PER_USEC + 1, -EINVAL },
+	{ "slots=0", stall_slots_set, 0, -EINVAL },
+	{ "slots=15", stall_slots_set, 15, -EINVAL },
+	{ "slots=24 (not a power of two)", stall_slots_set, 24, -EINVAL },
+	{ "slots=131072 (too many)", stall_slots_set, 2 * STALL_MAX_SLOTS, -EINVAL },
+	{ "clear=0", stall_clear_set, 0, -EINVAL },
+	{ "clear=2", stall_clear_set, 2, -EINVAL },
+	{ "enable=1", stall_enable_set, 1, 0 },
+	{ "threshold_us=0", stall_threshold_set, 0, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(control, control_cases, name);
+
+/* A bad control value returns -EINVAL and changes nothing at all. */
+static void stall_test_control(struct kunit *test)
+{
+	const struct control_case *p = test->param_value;
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	struct stall_snapshot *before, *after;
+	u64 enabled, threshold, slots;
+	unsigned int cpu;
+
+	cpu = write_pattern(log, 5);
+	before = test_snapshot(test, log);
+
+	KUNIT_EXPECT_EQ(test, p->set(log, p->val), p->err);
+
+	after = test_snapshot(test, log);
+	KUNIT_EXPECT_EQ(test, stall_enable_get(log, &enabled), 0);
+	KUNIT_EXPECT_EQ(test, stall_threshold_get(log, &threshold), 0);
+	KUNIT_EXPECT_EQ(test, stall_slots_get(log, &slots), 0);
+	KUNIT_EXPECT_EQ(test, enabled, 1);
+	KUNIT_EXPECT_EQ(test, threshold, 0);
+	KUNIT_EXPECT_EQ(test, slots, TEST_SLOTS);
+	KUNIT_EXPECT_EQ(test, snap_cpu(after, cpu)->recorded, 5);
+	KUNIT_ASSERT_EQ(test, after->size, before->size);
+	KUNIT_EXPECT_MEMEQ(test, after->data + snap_header(after)->records_offset,
+			   before->data + snap_header(before)->records_offset,
+			   after->size - snap_header(after)->records_offset);
+}
+
+static void stall_test_resize(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	struct stall_snapshot *snap;
+	unsigned int cpu;
+
+	write_pattern(log, 10);
+	KUNIT_ASSERT_EQ(test, stall_slots_set(log, 64), 0);
+	cpu = write_pattern(log, 40);
+
+	snap = test_snapshot(test, log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->slots_per_cpu, 64);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 40);
+	KUNIT_EXPECT_EQ(test, snap_cpu(snap, cpu)->recorded, 40);
+	KUNIT_EXPECT_EQ(test, snap_cpu(snap, cpu)->overwritten, 0);
+}
+
+/* The debugfs file through its file_operations, into user memory. */
+struct test_file {
+	struct file file;
+	struct inode inode;
+	char __user *ubuf;
+	size_t ulen;
+};
+
+static void test_file_release(void *arg)
+{
+	struct test_file *tf = arg;
+
+	stall_snapshot_fops.release(&tf->inode, &tf->file);
+}
+
+static struct test_file *test_open(struct kunit *test, struct i915_stall_log *log,
+				   size_t ulen)
+{
+	struct test_file *tf = kunit_kzalloc(test, sizeof(*tf), GFP_KERNEL);
+	unsigned long addr;
+
+	KUNIT_ASSERT_NOT_NULL(test, tf);
+	spin_lock_init(&tf->file.f_lock);
+	mutex_init(&tf->file.f_pos_lock);
+	tf->inode.i_private = log;
+	KUNIT_ASSERT_EQ(test, stall_snapshot_fops.open(&tf->inode, &tf->file), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, test_file_release, tf), 0);
+
+	addr = kunit_vm_mmap(test, NULL, 0, ulen, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory");
+	tf->ubuf = (char __user *)addr;
+	tf->ulen = ulen;
+	return tf;
+}
+
+/* read(2) of @len at *@pos into @dst; returns what read returned. */
+static ssize_t test_read(struct kunit *test, struct test_file *tf, void *dst,
+			 size_t len, loff_t *pos)
+{
+	ssize_t n;
+
+	KUNIT_ASSERT_LE(test, len, tf->ulen);
+	n = stall_snapshot_fops.read(&tf->file, tf->ubuf, len, pos);
+	if (n > 0)
+		KUNIT_ASSERT_EQ(test, copy_from_user(dst, tf->ubuf, n), 0);
+	return n;
+}
+
+static const size_t read_chunks[] = { 1, 7, 333, PAGE_SIZE, 3 * PAGE_SIZE + 5 };
+
+static void stall_test_file_read(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	const struct stall_snapshot *snap;
+	struct test_file *tf;
+	size_t size, i, c;
+	loff_t pos;
+	u8 *buf;
+
+	write_pattern(log, TEST_SLOTS + 3);
+	tf = test_open(test, log, 4 * PAGE_SIZE);
+	snap = tf->file.private_data;
+	size = snap->size;
+	KUNIT_ASSERT_EQ(test, size, snap_header(snap)->records_offset + TEST_SLOTS * 640);
+	buf = kunit_kzalloc(test, size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+
+	/* Sequential reads in chunks of every size give the same bytes. */
+	for (c = 0; c < ARRAY_SIZE(read_chunks); c++) {
+		size_t got = 0;
+		ssize_t n;
+
+		pos = 0;
+		memset(buf, 0, size);
+		while ((n = test_read(test, tf, buf + got,
+				      min(read_chunks[c], size + 1 - got), &pos)) > 0)
+			got += n;
+		KUNIT_EXPECT_EQ_MSG(test, n, 0, "chunk %zu", read_chunks[c]);
+		KUNIT_EXPECT_EQ_MSG(test, got, size, "chunk %zu", read_chunks[c]);
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf, snap->data, size, "chunk %zu",
+				       read_chunks[c]);
+	}
+
+	/* A read at every offset returns the bytes at that offset. */
+	for (i = 0; i <= size; i++) {
+		u8 b[13];
+		size_t want = min_t(size_t, sizeof(b), size - i);
+
+		pos = i;
+		KUNIT_ASSERT_EQ_MSG(test, test_read(test, tf, b, sizeof(b), &pos),
+				    (ssize_t)want, "offset %zu", i);
+		KUNIT_ASSERT_EQ(test, pos, (loff_t)(i + want));
+		KUNIT_ASSERT_TRUE_MSG(test, !memcmp(b, snap->data + i, want),
+				      "offset %zu", i);
+	}
+
+	/* lseek: SEEK_SET, SEEK_CUR and SEEK_END against the snapshot size. */
+	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, 100, SEEK_SET), 100);
+	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, 20, SEEK_CUR), 120);
+	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, -640, SEEK_END),
+			(loff_t)size - 640);
+	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, -1, SEEK_SET),
+			(loff_t)-EINVAL);
+}
+
+/* Each open is its own snapshot: readers do not see each other's cut. */
+static void stall_test_file_two_readers(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	const struct stall_snapshot *a, *b;
+
+	write_pattern(log, 2);
+	a = test_open(test, log, PAGE_SIZE)->file.private_data;
+	write_pattern(log, 3);
+	b = test_open(test, log, PAGE_SIZE)->file.private_data;
+
+	KUNIT_EXPECT_EQ(test, snap_header(a)->record_count, 2);
+	KUNIT_EXPECT_EQ(test, snap_header(b)->record_count, 5);
+}
+
+struct writer {
+	struct i915_stall_log *log;
+	struct task_struct *task;
+	u64 written;
+};
+
+static int writer_fn(void *arg)
+{
+	struct writer *w = arg;
+
+	while (!kthread_should_stop()) {
+		write_pattern(w->log, 64);
+		w->written += 64;
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Writers on every online CPU at full rate while a reader snapshots over
+ * and over: no torn record is ever emitted and every record is accounted
+ * for, exactly.
+ */
+static void stall_test_concurrent(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	unsigned long end = jiffies + 3 * HZ;
+	u64 snapshots = 0, emitted = 0, torn = 0, bad = 0, written = 0;
+	struct stall_snapshot *snap;
+	struct writer *w;
+	unsigned int cpu;
+
+	w = kunit_kcalloc(test, nr_cpu_ids, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		w[cpu].log = log;
+		w[cpu].task = kthread_run_on_cpu(writer_fn, &w[cpu], cpu,
+						 "stall_writer/%u");
+		if (IS_ERR(w[cpu].task))
+			w[cpu].task = NULL;
+	}
+	cpus_read_unlock();
+
+	while (time_before(jiffies, end)) {
+		u64 i;
+
+		snap = stall_snapshot_take(log);
+		KUNIT_ASSERT_NOT_NULL(test, snap);
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			const struct i915_stall_cpu_entry *e = snap_cpu(snap, cpu);
+
+			if (e->recorded != e->emitted + e->overwritten + e->torn)
+				bad++;
+			torn += e->torn;
+		}
+		for (i = 0; i < snap_header(snap)->record_count; i++)
+			if (!pattern_ok(snap_rec(snap, i), 0))
+				bad++;
+		emitted += snap_header(snap)->record_count;
+		snapshots++;
+		kvfree(snap);
+		cond_resched();
+	}
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (w[cpu].task) {
+			kthread_stop(w[cpu].task);
+			written += w[cpu].written;
+		}
+	}
+
+	/* Quiet now: the last snapshot sees every ring full and nothing torn. */
+	snap = test_snapshot(test, log);
+	for_each_online_cpu(cpu) {
+		const struct i915_stall_cpu_entry *e = snap_cpu(snap, cpu);
+
+		KUNIT_EXPECT_EQ(test, e->recorded, w[cpu].written);
+		KUNIT_EXPECT_EQ(test, e->emitted, TEST_SLOTS);
+		KUNIT_EXPECT_EQ(test, e->torn, 0);
+		KUNIT_EXPECT_EQ(test, e->overwritten, w[cpu].written - TEST_SLOTS);
+	}
+
+	kunit_info(test, "%llu snapshots, %llu records written, %llu emitted, %llu torn\n",
+		   snapshots, written, emitted, torn);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_GT(test, snapshots, 10);
+	KUNIT_EXPECT_GT(test, written, 100 * TEST_SLOTS);
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_NOT_NULL(test, w[cpu].task);
+}
+
+static struct kunit_case stall_cases[] = {
+	KUNIT_CASE(stall_test_empty),
+	KUNIT_CASE_PARAM(stall_test_fill, fill_gen_params),
+	KUNIT_CASE(stall_test_torn),
+	KUNIT_CASE(stall_test_clear),
+	KUNIT_CASE(stall_test_record_fields),
+	KUNIT_CASE_PARAM(stall_test_outcome, outcome_gen_params),
+	KUNIT_CASE_PARAM(stall_test_kstack_depth, depth_gen_params),
+	KUNIT_CASE(stall_test_threshold),
+	KUNIT_CASE(stall_test_disabled),
+	KUNIT_CASE_PARAM(stall_test_control, control_gen_params),
+	KUNIT_CASE(stall_test_resize),
+	KUNIT_CASE(stall_test_file_read),
+	KUNIT_CASE(stall_test_file_two_readers),
+	KUNIT_CASE_SLOW(stall_test_concurrent),
+	{}
+};
+
+static struct kunit_suite stall_suite = {
+	.name = "i915_stall",
+	.test_cases = stall_cases,
+};
+
+/* Stalls on i915's mock GPU, through the real wait code. */
+
+struct mock_fixture {
+	struct drm_i915_private *i915;
+	struct intel_engine_cs *engine;
+	struct i915_stall_log *log;
+};
+
+static int mock_init(struct kunit *test)
+{
+	struct mock_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->i915 = mock_gem_device();
+	KUNIT_ASSERT_NOT_NULL(test, f->i915);
+	f->engine = to_gt(f->i915)->engine[RCS0];
+	KUNIT_ASSERT_EQ(test, i915_stall_init(f->i915), 0);
+	f->log = f->i915->stall_log;
+	KUNIT_ASSERT_EQ(test, stall_threshold_set(f->log, 1000), 0); /* 1 ms */
+	KUNIT_ASSERT_EQ(test, stall_enable_set(f->log, 1), 0);
+	test->priv = f;
+	return 0;
+}
+
+static void mock_exit(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+
+	if (!f || !f->i915)
+		return;
+	mock_device_flush(f->i915);
+	i915_stall_fini(f->i915);
+	mock_destroy_device(f->i915);
+}
+
+static bool kstack_has(const struct i915_stall_record *r, const char *fn)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i;
+
+	for (i = 0; i < r->kstack_depth; i++) {
+		sprint_symbol_no_offset(sym, r->kstack[i]);
+		if (!strcmp(sym, fn))
+			return true;
+	}
+	return false;
+}
+
+static noinline long mock_wait_caller(struct i915_request *rq, long timeout)
+{
+	return i915_request_wait(rq, 0, timeout);
+}
+
+#define MOCK_DELAY	(HZ / 10)
+/* TCG, KASAN and lockdep slow everything down: allow two seconds. */
+#define MOCK_SLACK_NS	(2 * NSEC_PER_SEC)
+
+static void stall_mock_request_wait(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	const struct i915_stall_record *r;
+	struct stall_snapshot *snap;
+	struct i915_request *rq;
+	char sym[KSYM_SYMBOL_LEN];
+	long ret;
+
+	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	i915_request_get(rq);
+	i915_request_add(rq);
+
+	ret = mock_wait_caller(rq, HZ);
+	KUNIT_EXPECT_GT(test, ret, 0);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	r = snap_rec(snap, 0);
+	KUNIT_EXPECT_EQ(test, r->site, I915_STALL_SITE_REQUEST);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
+	KUNIT_EXPECT_EQ(test, r->engine_class, f->engine->uabi_class);
+	KUNIT_EXPECT_EQ(test, r->engine_instance, f->engine->uabi_instance);
+	KUNIT_EXPECT_EQ(test, r->fence_context, rq->fence.context);
+	KUNIT_EXPECT_EQ(test, r->fence_seqno, rq->fence.seqno);
+	KUNIT_EXPECT_EQ(test, r->timeout_ns, jiffies_to_nsecs(HZ));
+	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC,
+			I915_STALL_F_KTHREAD | I915_STALL_F_ENGINE | I915_STALL_F_FENCE);
+	KUNIT_EXPECT_GE(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) - TICK_NSEC);
+	KUNIT_EXPECT_LT(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) + MOCK_SLACK_NS);
+	KUNIT_EXPECT_LE(test, r->spin_ns, r->duration_ns);
+	KUNIT_EXPECT_EQ(test, r->pid, task_pid_nr(current));
+
+	sprint_symbol_no_offset(sym, r->kstack[0]);
+	KUNIT_EXPECT_STREQ(test, sym, "i915_request_wait_timeout");
+	KUNIT_EXPECT_TRUE(test, kstack_has(r, "mock_wait_caller"));
+	KUNIT_EXPECT_TRUE(test, kstack_has(r, "stall_mock_request_wait"));
+	sprint_symbol_no_offset(sym, r->caller);
+	KUNIT_EXPECT_STREQ(test, sym, "i915_request_wait");
+
+	i915_request_put(rq);
+}
+
+static void stall_mock_request_timeout(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	const struct i915_stall_record *r;
+	struct stall_snapshot *snap;
+	struct i915_request *rq;
+
+	rq = mock_request(f->engine->kernel_context, 4 * MOCK_DELAY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	i915_request_get(rq);
+	i915_request_add(rq);
+
+	KUNIT_EXPECT_EQ(test, mock_wait_caller(rq, MOCK_DELAY), -ETIME);
+	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, 10 * HZ), 0);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 2);
+	r = snap_rec(snap, 0);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_TIMEDOUT);
+	KUNIT_EXPECT_EQ(test, r->error, 0);
+	KUNIT_EXPECT_GE(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) - TICK_NSEC);
+	r = snap_rec(snap, 1);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
+	KUNIT_EXPECT_EQ(test, r->fence_seqno, snap_rec(snap, 0)->fence_seqno);
+
+	i915_request_put(rq);
+}
+
+/* Waiting on a request that already completed records nothing. */
+static void stall_mock_request_complete(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	struct stall_snapshot *snap;
+	struct i915_request *rq;
+
+	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	i915_request_get(rq);
+	i915_request_add(rq);
+	KUNIT_ASSERT_GT(test, mock_wait_caller(rq, HZ), 0);
+
+	KUNIT_ASSERT_EQ(test, stall_threshold_set(f->log, 0), 0);
+	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, HZ), 0);
+	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, HZ), 0);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 1);
+	i915_request_put(rq);
+}
+
+static void stall_mock_threshold(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	struct stall_snapshot *snap;
+	struct i915_request *rq;
+
+	KUNIT_ASSERT_EQ(test, stall_threshold_set(f->log, 2 * USEC_PER_SEC), 0);
+	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	i915_request_get(rq);
+	i915_request_add(rq);
+	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, HZ), 0);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 0);
+	KUNIT_EXPECT_EQ(test, snap_cpu(snap, 0)->dropped, 0);
+	i915_request_put(rq);
+}
+
+static void stall_mock_disabled(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	struct stall_snapshot *snap;
+	struct i915_request *rq;
+	unsigned int cpu;
+
+	KUNIT_ASSERT_EQ(test, stall_enable_set(f->log, 0), 0);
+	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	i915_request_get(rq);
+	i915_request_add(rq);
+	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, HZ), 0);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 0);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		KUNIT_EXPECT_EQ(test, snap_cpu(snap, cpu)->recorded, 0);
+	i915_request_put(rq);
+}
+
+/* The awaited work's owner is the GEM context's creator. */
+static void stall_mock_owner(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	const struct i915_stall_record *r;
+	struct i915_gem_context *ctx;
+	struct stall_snapshot *snap;
+	struct intel_context *ce;
+	struct i915_request *rq;
+
+	ctx = mock_context(f->i915, "owner");
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->pid = get_task_pid(current, PIDTYPE_PID);
+	snprintf(ctx->name, sizeof(ctx->name), "%s[%d]", current->comm,
+		 pid_nr(ctx->pid));
+	ce = i915_gem_context_get_engine(ctx, RCS0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ce));
+
+	rq = mock_request(ce, MOCK_DELAY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	i915_request_get(rq);
+	i915_request_add(rq);
+	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, HZ), 0);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	r = snap_rec(snap, 0);
+	KUNIT_EXPECT_TRUE(test, r->flags & I915_STALL_F_OWNER);
+	KUNIT_EXPECT_EQ(test, r->owner_pid, task_pid_nr(current));
+	KUNIT_EXPECT_STREQ(test, r->owner_comm, current->comm);
+
+	i915_request_put(rq);
+	intel_context_put(ce);
+	mock_context_close(ctx);
+}
+
+static noinline int mock_active_caller(struct i915_active *ref)
+{
+	return i915_active_wait(ref);
+}
+
+static void stall_mock_active_wait(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	const struct i915_stall_record *r;
+	struct stall_snapshot *snap;
+	struct i915_request *rq;
+	struct i915_active *ref;
+	char sym[KSYM_SYMBOL_LEN];
+
+	ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	i915_active_init(ref, NULL, NULL, 0);
+
+	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	KUNIT_ASSERT_EQ(test, i915_active_add_request(ref, rq), 0);
+	i915_request_add(rq);
+
+	KUNIT_EXPECT_EQ(test, mock_active_caller(ref), 0);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	r = snap_rec(snap, 0);
+	KUNIT_EXPECT_EQ(test, r->site, I915_STALL_SITE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
+	KUNIT_EXPECT_EQ(test, r->timeout_ns, I915_STALL_TIMEOUT_NONE);
+	KUNIT_EXPECT_GE(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) - TICK_NSEC);
+	KUNIT_EXPECT_LT(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) + MOCK_SLACK_NS);
+	sprint_symbol_no_offset(sym, r->kstack[0]);
+	KUNIT_EXPECT_STREQ(test, sym, "__i915_active_wait");
+	KUNIT_EXPECT_TRUE(test, kstack_has(r, "mock_active_caller"));
+	i915_active_fini(ref);
+}
+
+static struct kunit_case stall_mock_cases[] = {
+	KUNIT_CASE(stall_mock_request_wait),
+	KUNIT_CASE(stall_mock_request_timeout),
+	KUNIT_CASE(stall_mock_request_complete),
+	KUNIT_CASE(stall_mock_threshold),
+	KUNIT_CASE(stall_mock_disabled),
+	KUNIT_CASE(stall_mock_owner),
+	KUNIT_CASE(stall_mock_active_wait),
+	{}
+};
+
+static struct kunit_suite stall_mock_suite = {
+	.name = "i915_stall_mock",
+	.init = mock_init,
+	.exit = mock_exit,
+	.test_cases = stall_mock_cases,
+};
+
+kunit_test_suites(&stall_suite, &stall_mock_suite);

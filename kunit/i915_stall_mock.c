@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright © 2026 The i915 stall log authors
+ *
+ * A mock GPU for exercising the i915 stall log from userspace, for tests
+ * only (CONFIG_DRM_I915_STALL_LOG_MOCK).  #included at the end of
+ * i915_stall.c.
+ *
+ * At boot this creates one i915 mock device (selftests/mock_gem_device.c)
+ * and registers it with DRM, so that its stall log files appear in
+ * /sys/kernel/debug/dri/N as they do for real hardware.  Next to them,
+ * i915_stalls_mock_wait: writing a number of milliseconds to it submits a
+ * request of that length to the mock engine, on a GEM context owned by
+ * the opener, and waits for it with i915_request_wait() in the writer's
+ * own context.  Only the GPU is mocked: the wait, the record, the ring and
+ * the debugfs files are the production code paths.
+ */
+
+#include "gem/i915_gem_context.h"
+#include "gem/selftests/mock_context.h"
+#include "selftests/mock_gem_device.h"
+#include "selftests/mock_request.h"
+
+/* Waits longer than this are refused: a test should not hang a CPU. */
+#define STALL_MOCK_MAX_MS	60000
+
+struct stall_mock_file {
+	struct i915_gem_context *ctx;
+	struct intel_context *ce;
+};
+
+static int stall_mock_open(struct inode *inode, struct file *file)
+{
+	struct drm_i915_private *i915 = inode->i_private;
+	struct stall_mock_file *mf;
+
+	mf = kzalloc(sizeof(*mf), GFP_KERNEL);
+	if (!mf)
+		return -ENOMEM;
+
+	mf->ctx = mock_context(i915, "stall-mock");
+	if (!mf->ctx)
+		goto err_free;
+	mf->ctx->pid = get_task_pid(current, PIDTYPE_PID);
+	snprintf(mf->ctx->name, sizeof(mf->ctx->name), "%s[%d]",
+		 current->comm, pid_nr(mf->ctx->pid));
+
+	mf->ce = i915_gem_context_get_engine(mf->ctx, RCS0);
+	if (IS_ERR(mf->ce))
+		goto err_ctx;
+
+	file->private_data = mf;
+	return 0;
+
+err_ctx:
+	mock_context_close(mf->ctx);
+err_free:
+	kfree(mf);
+	return -ENOMEM;
+}
+
+static ssize_t stall_mock_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *pos)
+{
+	struct stall_mock_file *mf = file->private_data;
+	struct i915_request *rq;
+	unsigned int ms;
+	long ret;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, len, 10, &ms);
+	if (err)
+		return err;
+	if (ms > STALL_MOCK_MAX_MS)
+		return -EINVAL;
+
+	rq = mock_request(mf->ce, msecs_to_jiffies(ms));
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+
+	i915_request_get(rq);
+	i915_request_add(rq);
+	ret = i915_request_wait(rq, 0, MAX_SCHEDULE_TIMEOUT);
+	i915_request_put(rq);
+
+	return ret < 0 ? ret : len;
+}
+
+static int stall_mock_release(struct inode *inode, struct file *file)
+{
+	struct stall_mock_file *mf = file->private_data;
+
+	intel_context_put(mf->ce);
+	mock_context_close(mf->ctx);
+	kfree(mf);
+	return 0;
+}
+
+static const struct file_operations stall_mock_fops = {
+	.owner = THIS_MODULE,
+	.open = stall_mock_open,
+	.write = stall_mock_write,
+	.release = stall_mock_release,
+};
+
+static int __init stall_mock_init(void)
+{
+	struct drm_i915_private *i915;
+	struct dentry *root;
+	int err;
+
+	i915 = mock_gem_device();
+	if (!i915)
+		return -ENOMEM;
+
+	err = i915_stall_init(i915);
+	if (err) {
+		mock_destroy_device(i915);
+		return err;
+	}
+
+	/*
+	 * Register the mock device with DRM so that dri/N links to its
+	 * debugfs directory, as for real hardware.  Its files live in that
+	 * directory, dri/mock, either way.
+	 */
+	err = device_add(i915->drm.dev);
+	if (!err)
+		err = drm_dev_register(&i915->drm, 0);
+	if (err)
+		pr_info("i915 stall mock: not registered (%d), see dri/%s\n",
+			err, dev_name(i915->drm.dev));
+
+	root = i915->drm.debugfs_root;
+	i915_stall_debugfs_register(i915, root);
+	debugfs_create_file("i915_stalls_mock_wait", 0200, root, i915,
+			    &stall_mock_fops);
+	pr_info("i915 stall mock: ready in debugfs dri/%s\n", dev_name(i915->drm.dev));
+	return 0;
+}
+late_initcall(stall_mock_init);

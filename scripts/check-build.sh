@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Every prefix of the series builds on its own: for each patch, the objects
+# it touches are built with W=1 C=1 (sparse) and CONFIG_DRM_I915_WERROR
+# (which also runs kernel-doc -Werror and i915's header test on touched
+# headers), with the feature on and off; i915 as a module is built at the
+# last patch.  A warning in a touched file that the same object did not
+# have at base fails the check.  Objects are built one by one in a
+# worktree of $KBASE, so this takes minutes, not hours.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+KBASE=${KBASE:?}
+BUILD=${BUILD:?}
+RESULTS=${RESULTS:-$top/out/results}
+JOBS=${JOBS:-$(nproc)}
+src=$BUILD/check-src
+res=$RESULTS/check-build.results
+logdir=$BUILD/check-logs
+mkdir -p "$RESULTS" "$logdir"
+: > "$res"
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+
+patches=$(ls "$top"/patches/*.patch | grep -v '/0000-cover-letter.patch$')
+
+# The series as commits, in a worktree of its own.
+if [ ! -e "$src/.git" ]; then
+	git -C "$KBASE" worktree prune
+	git -C "$KBASE" worktree add -q --detach "$src" base || exit 1
+fi
+git -C "$src" am --abort >/dev/null 2>&1
+git -C "$src" checkout -q --detach base || exit 1
+git -C "$src" -c user.name=check -c user.email=check@invalid am -q $patches || {
+	echo "not ok check-build.apply" >> "$res"; exit 1; }
+commits=$(git -C "$src" rev-list --reverse base..HEAD)
+
+config() { # dir on|off|mod
+	local dir=$1 mode=$2 sc="$src/scripts/config --file $1/.config"
+	mkdir -p "$dir"
+	[ -f "$dir/.config" ] || make -s -C "$src" O="$dir" CC="$cc" x86_64_defconfig || return 1
+	$sc -e EXPERT -e DEBUG_FS -e DRM -e DRM_I915 -e DRM_I915_WERROR \
+	    -e DRM_I915_SELFTEST -e KUNIT -d COMPILE_TEST
+	case $mode in
+	on)  $sc -e DRM_I915_STALL_LOG -e DRM_I915_STALL_LOG_KUNIT_TEST ;;
+	off) $sc -d DRM_I915_STALL_LOG -d DRM_I915_STALL_LOG_KUNIT_TEST ;;
+	mod) $sc -m DRM_I915 -e DRM_I915_STALL_LOG -e DRM_I915_STALL_LOG_KUNIT_TEST ;;
+	esac
+	make -s -C "$src" O="$dir" CC="$cc" olddefconfig
+}
+
+# Build targets for a list of touched files.
+targets() { # dir files...
+	local dir=$1 f; shift
+	for f in "$@"; do
+		case $f in
+		drivers/gpu/drm/i915/*.c|kernel/*.c)
+			# only objects the configuration builds
+			if grep -q "$(basename "${f%.c}").o" "$src/$(dirname "$f")/Makefile" 2>/dev/null; then
+				echo "${f%.c}.o"
+			fi ;;
+		drivers/gpu/drm/i915/*.h)
+			grep -q '^CONFIG_DRM_I915_WERROR=y' "$dir/.config" && echo "${f%.h}.hdrtest" ;;
+		esac
+	done | sort -u
+}
+
+# Build targets, print normalized warnings (file: message, no line numbers).
+build() { # dir log targets...
+	local dir=$1 log=$2 t; shift 2
+	for t in "$@"; do rm -f "$dir/$t"; done
+	[ $# = 0 ] && { : > "$log"; return 0; }
+	make -C "$src" O="$dir" CC="$cc" W=1 C=1 -j"$JOBS" "$@" > "$log" 2>&1
+}
+
+warnings() { # log files...
+	local log=$1; shift
+	sed -n "s|^$src/||; s|^\.\./||; s|^\([^: ]*\):[0-9]*:[0-9:]* \(warning\|error\): |\1: \2: |p" "$log" |
+		grep -F -f <(printf '%s:\n' "$@") | sort
+}
+
+fail=0
+for mode in on off mod; do
+	dir=$BUILD/check-$mode
+	git -C "$src" checkout -q --detach base
+	config "$dir" "$mode" || { echo "not ok check-build.config-$mode" >> "$res"; fail=1; continue; }
+
+	# Baseline: every touched object that exists at base.
+	all=$(git -C "$src" diff --name-only base "$(echo "$commits" | tail -1)")
+	basetargets=$(cd "$src" && for f in $all; do [ -e "$f" ] && echo "$f"; done)
+	build "$dir" "$logdir/base-$mode.log" $(targets "$dir" $basetargets)
+	warnings "$logdir/base-$mode.log" $all > "$logdir/base-$mode.warn"
+
+	i=0
+	for c in $commits; do
+		i=$((i + 1))
+		name=$(printf '%04d' $i)-$mode
+		[ $mode = mod ] && [ "$c" != "$(echo "$commits" | tail -1)" ] && continue
+		git -C "$src" checkout -q --detach "$c"
+		config "$dir" "$mode" >/dev/null
+		files=$(git -C "$src" diff --name-only "$c^" "$c")
+		t=$(targets "$dir" $files)
+		# the core file is built at every step once it exists
+		if grep -q '^CONFIG_DRM_I915_STALL_LOG=y' "$dir/.config" ||
+		   grep -q '^CONFIG_DRM_I915_STALL_LOG=m' "$dir/.config"; then
+			t=$(printf '%s\n%s\n' "$t" drivers/gpu/drm/i915/i915_stall.o | sort -u | sed '/^$/d')
+		fi
+		if ! build "$dir" "$logdir/$name.log" $t; then
+			echo "not ok check-build.$name" >> "$res"
+			echo "check-build: $name ($(git -C "$src" log -1 --format=%s "$c")) failed to build:" >&2
+			grep -E 'error|warning' "$logdir/$name.log" | head -30 >&2
+			fail=1
+			continue
+		fi
+		new=$(comm -13 "$logdir/base-$mode.warn" <(warnings "$logdir/$name.log" $files drivers/gpu/drm/i915/i915_stall.c))
+		if [ -n "$new" ]; then
+			echo "not ok check-build.$name" >> "$res"
+			echo "check-build: $name: new warnings:" >&2
+			echo "$new" >&2
+			fail=1
+		else
+			echo "ok check-build.$name" >> "$res"
+			echo "check-build: $name: $(echo $t | wc -w) targets clean"
+		fi
+	done
+done
+
+# The documentation patch: every kernel-doc directive it adds resolves.
+git -C "$src" checkout -q --detach "$(echo "$commits" | tail -1)"
+doc=$(grep -A2 'i915_stall.c' "$src/Documentation/gpu/i915.rst" | sed -n 's/.*:doc: //p')
+if [ -n "$doc" ] && (cd "$src" && scripts/kernel-doc -rst -Werror -function "$doc" drivers/gpu/drm/i915/i915_stall.c | grep -q .); then
+	echo "ok check-build.docs" >> "$res"
+else
+	echo "not ok check-build.docs" >> "$res"
+	echo "check-build: Documentation/gpu/i915.rst: no DOC section of i915_stall.c pulled in" >&2
+	fail=1
+fi
+echo "check-build: $(grep -c '^ok' "$res") ok, $(grep -c '^not ok' "$res") not ok"
+exit $fail

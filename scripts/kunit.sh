@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# The KUnit suites of the series in QEMU x86_64 (TCG, 4 vCPUs), on the
+# tree in $KBASE as it stands.  The kernel is the series' .kunitconfig
+# plus kunit/project.kunitconfig (SMP, KASAN, lockdep, ...).  Writes one
+# result line per test case, and one for "no KASAN/lockdep/WARN report".
+#
+# I915_STALL_KVM=1 boots with -accel kvm instead of TCG.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+KBASE=${KBASE:?}
+BUILD=${BUILD:?}
+OUT=${OUT:-$top/out}
+RESULTS=${RESULTS:-$OUT/results}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$RESULTS" "$OUT"
+
+kdir=$BUILD/kunit
+json=$OUT/kunit.json
+log=$OUT/kunit.out
+res=$RESULTS/kunit.results
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+qemu_args="-smp 4"
+[ "${I915_STALL_KVM:-0}" = 1 ] && qemu_args="$qemu_args -accel kvm"
+
+rm -f "$json"
+echo "kunit: building and booting in $kdir (log $log)"
+(cd "$KBASE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
+	--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig \
+	--kunitconfig="$top/kunit/project.kunitconfig" \
+	--build_dir="$kdir" --jobs="$JOBS" --make_options "CC=$cc" \
+	--qemu_args="$qemu_args" --timeout=1500 --json="$json" \
+	'i915_stall*') > "$log" 2>&1
+rc=$?
+tail -n 25 "$log"
+python3 "$top/scripts/kunit-results.py" "$json" "$kdir/test.log" > "$res"
+status=$?
+echo "kunit: kunit.py exit $rc; $(grep -c '^ok' "$res") ok, $(grep -c '^not ok' "$res") not ok"
+[ $rc = 0 ] && [ $status = 0 ]
