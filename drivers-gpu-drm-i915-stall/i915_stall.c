@@ -146,12 +146,10 @@ struct i915_stall_ring {
 /**
  * struct i915_stall_rings - a set of per-CPU rings, replaced as a whole
  * @slots: slots per ring, a power of two
- * @rcu: frees the set after a resize
  * @ring: one ring per possible CPU, indexed by CPU number
  */
 struct i915_stall_rings {
 	u32 slots;
-	struct rcu_head rcu;
 	struct i915_stall_ring *ring[];
 };
 
@@ -195,11 +193,6 @@ static void stall_rings_free(struct i915_stall_rings *rings)
 	for_each_possible_cpu(cpu)
 		kvfree(rings->ring[cpu]);
 	kfree(rings);
-}
-
-static void stall_rings_free_rcu(struct rcu_head *rcu)
-{
-	stall_rings_free(container_of(rcu, struct i915_stall_rings, rcu));
 }
 
 static struct i915_stall_rings *stall_rings_alloc(u32 slots)
@@ -359,7 +352,7 @@ static noinline void stall_fill(struct i915_stall_record *s,
 	unsigned int n;
 	int error;
 
-	memset(&s->start_ns, 0, sizeof(*s) - offsetof(typeof(*s), start_ns));
+	memset_startat(s, 0, start_ns);
 
 	s->start_ns = info->start_ns;
 	s->duration_ns = duration;
@@ -594,8 +587,10 @@ static int stall_log_resize(struct i915_stall_log *log, u32 slots)
 
 	old = rcu_replace_pointer(log->rings, new, lockdep_is_held(&log->lock));
 	log->slots = slots;
-	if (old)
-		call_rcu(&old->rcu, stall_rings_free_rcu);
+
+	/* Writers still on the old rings run with preemption disabled. */
+	synchronize_rcu();
+	stall_rings_free(old);
 	return 0;
 }
 
@@ -623,17 +618,16 @@ static void stall_log_clear(struct i915_stall_log *log)
 
 	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
 	for_each_possible_cpu(cpu) {
-		/*
-		 * Racing with the ring's writer is fine: a record committed
-		 * while we clear may survive the clear.  The acquire pairs
-		 * with stall_slot_commit:B like stall_snapshot_cpu:A.
-		 */
+		u64 dropped;
+
+		/* A record committed while we clear may survive the clear. */
 		if (rings)
 			WRITE_ONCE(rings->ring[cpu]->base,
-				   smp_load_acquire(&rings->ring[cpu]->head));
-		/* data race ok: a statistic, a concurrent drop may survive */
-		*per_cpu_ptr(log->dropped_base, cpu) =
-			data_race(READ_ONCE(*per_cpu_ptr(log->dropped, cpu)));
+				   READ_ONCE(rings->ring[cpu]->head));
+
+		/* data race ok: a statistic; a concurrent drop may survive */
+		dropped = data_race(*per_cpu_ptr(log->dropped, cpu));
+		*per_cpu_ptr(log->dropped_base, cpu) = dropped;
 	}
 }
 
