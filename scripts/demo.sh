@@ -21,7 +21,7 @@ E2E_OUT=$OUT/e2e
 DEMO=$OUT/demo
 export CACHE BUILD OUT
 
-# shellcheck source=../e2e/lib.sh
+# shellcheck source=e2e/lib.sh
 . "$TOP/e2e/lib.sh"
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -37,8 +37,8 @@ say "Building the demo client, the reader and the guest's initramfs"
 e2e_build
 
 say "Booting the guest (QEMU, TCG, 4 vCPUs; a KASAN kernel: about half a minute)"
-echo "   in the guest: echo 1 > i915_stalls_enable; gpu-demo renders 8 frames, its"
-echo "   gpu-worker thread 4 more, each waiting in i915_request_wait() on the mock GPU;"
+echo "   in the guest: echo 1 > i915_stalls_enable; gpu-demo renders 4 frames, its"
+echo "   gpu-worker thread 2 more, each waiting in i915_request_wait() on the mock GPU;"
 echo "   then: cat /sys/kernel/debug/dri/N/i915_stalls > stalls.bin;"
 echo "         i915-stalls record -o demo.ar stalls.bin   (saves the maps and build-ids)"
 e2e_boot demo 300 1
@@ -54,7 +54,7 @@ for f in "$guest"/client-*.jsonl; do cp "$f" "$DEMO/"; done
 
 reader() { # the reader, on the host, with the guest's files and the kernel's symbols
 	local rc=0
-	"$E2E_READER" "$@" --offline --symfs "$E2E_ROOTFS" --vmlinux "$E2E_KDIR/vmlinux" \
+	"$E2E_READER" "$@" --symfs "$E2E_ROOTFS" --vmlinux "$E2E_KDIR/vmlinux" \
 		"$DEMO/demo.ar" || rc=$?
 	# 1: some frames (libc's, without symbols) stayed unresolved
 	[ $rc -le 1 ] || { echo "demo: i915-stalls $* failed ($rc)" >&2; exit 1; }
@@ -64,10 +64,13 @@ say "What the client did (its own log)"
 grep '"event":"stall"' "$DEMO/client-demo.jsonl" |
 	sed -E 's/.*"tid":([0-9]+),"comm":"([^"]*)".*"frame":([0-9]+),"delay_ms":([0-9]+).*/   tid \1 (\2) frame \3: asked the GPU for \4 ms/'
 
-say "i915-stalls report $DEMO/demo.ar"
+say "i915-stalls report --symfs ${E2E_ROOTFS#"$TOP"/} --vmlinux $E2E_KDIR/vmlinux ${DEMO#"$TOP"/}/demo.ar"
+echo "   (--symfs: the guest's files as packed into its initramfs; demo.ar: the"
+echo "   file cat'ed in the guest, with the client's maps and build-ids)"
+echo
 reader report
 
-say "i915-stalls summary"
+say "i915-stalls summary ..."
 reader summary
 
 reader report --format=svg -o "$DEMO/stalls.svg"

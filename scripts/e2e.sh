@@ -26,7 +26,7 @@ mkdir -p "$RESULTS" "$E2E_OUT"
 res=$RESULTS/e2e.results
 : > "$res"
 
-# shellcheck source=../e2e/lib.sh
+# shellcheck source=e2e/lib.sh
 . "$TOP/e2e/lib.sh"
 
 result() { # 0|1 NAME
@@ -67,7 +67,7 @@ else
 fi
 
 if e2e_kernel_has_feature; then
-	mode=test
+	mode="test"
 else
 	mode=smoke
 fi

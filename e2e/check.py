@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Check what the end-to-end guest brought back (scripts/e2e.sh).
+
+    check.py --guest DIR --rootfs DIR --reader PATH --vmlinux PATH --hz N
+             --work DIR [--console FILE]
+
+DIR is the guest's /tmp/out (see e2e/guest/scenario.sh, run_test).  The
+host-built reader symbolizes the guest's record archives against the very
+files the initramfs was made of (--symfs ROOTFS) and the kernel's vmlinux.
+Prints one "ok NAME" / "not ok NAME" line per check on stdout, the reasons
+on stderr; exits 1 if any check failed.
+
+Duration tolerance: a mock wait of D ms is a timer in jiffies that starts
+when the request is submitted, a little before the wait begins, so the wait
+may be up to one jiffy shorter than D; it can be much longer under TCG, where
+4 vCPUs share 2 host cores with a KASAN+lockdep kernel.  Accepted:
+    D - (1 jiffy + 1 ms)  <=  duration  <=  D + 250 ms,
+and the duration never exceeds what the client measured around its write.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+SLACK_HIGH_NS = 250_000_000
+MAIN_CHAIN = ["gpu_wait", "wait_for_gpu", "submit_batch", "render_frame", "main"]
+WORKER_CHAIN = ["gpu_wait", "wait_for_gpu", "submit_batch", "render_frame", "worker_main"]
+CLIENT = "/opt/gpu-demo/gpu-demo"
+LIBGPU = "/opt/gpu-demo/libgpu.so"
+KERNEL_WAIT = "i915_request_wait_timeout"
+# innermost first: the wait, the mock control file's write handler, the syscall
+KERNEL_CHAIN = [KERNEL_WAIT, "i915_request_wait", "stall_mock_write", "vfs_write",
+                "ksys_write", "do_syscall_64"]
+SPLAT = re.compile(r"BUG: |WARNING: |KASAN|UBSAN|possible circular locking|"
+                   r"possible recursive locking|inconsistent lock state|"
+                   r"Kernel panic|Oops|general protection fault|INFO: task .* blocked")
+
+results = []
+
+
+def diag(msg):
+    print("e2e-check: " + msg, file=sys.stderr)
+
+
+def check(name, ok, why=""):
+    results.append((name, bool(ok)))
+    print(("ok " if ok else "not ok ") + name, flush=True)
+    if not ok and why:
+        for line in str(why).splitlines():
+            diag(f"{name}: {line}")
+    return bool(ok)
+
+
+def read(path, default=None):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def jsonl(path):
+    text = read(path)
+    if text is None:
+        return None
+    return [json.loads(l) for l in text.splitlines() if l.strip()]
+
+
+class Reader:
+    def __init__(self, args):
+        self.a = args
+        self.n = 0
+
+    def run(self, *argv, symbols=True):
+        """Run the host reader; returns (rc, stdout, stderr)."""
+        cmd = [self.a.reader]
+        cmd += list(argv)
+        if symbols:
+            cmd += ["--offline", "--symfs", self.a.rootfs, "--vmlinux", self.a.vmlinux]
+        else:
+            cmd += ["--offline"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        self.n += 1
+        base = os.path.join(self.a.work, f"reader-{self.n}")
+        with open(base + ".cmd", "w") as f:
+            f.write(" ".join(cmd) + "\n")
+        with open(base + ".out", "w") as f:
+            f.write(p.stdout)
+        with open(base + ".err", "w") as f:
+            f.write(p.stderr)
+        return p.returncode, p.stdout, p.stderr
+
+    def json(self, path, symbols=True):
+        rc, out, err = self.run("report", "--format=json", path, symbols=symbols)
+        if rc not in (0, 1):
+            raise RuntimeError(f"reader exit {rc} on {path}: {err.strip()}")
+        return json.loads(out)
+
+
+def user_chain(st):
+    """The stall's user frames in the client's own files, innermost first,
+    and whether they are the leading frames of the user stack."""
+    frames = st["ustack"]
+    own = [f for f in frames if f.get("module") in (CLIENT, LIBGPU)]
+    lead = frames[:len(own)]
+    return [f.get("symbol") for f in own], own == lead, frames
+
+
+def describe(st):
+    us = " <- ".join(f"{f.get('symbol') or '?'}[{f.get('module')}:{f.get('reason')}]"
+                     for f in st.get("ustack", []))
+    ks = " <- ".join(f.get("symbol") or f"?{f.get('addr')}" for f in st.get("kstack", []))
+    return (f"tid {st['tid']} pid {st['pid']} comm {st['comm']} site {st['site']} "
+            f"start {st['start_ns']} dur {st['duration_ns']}\n  user: {us}\n  kernel: {ks}")
+
+
+def jiffy_ns(hz):
+    return 1_000_000_000 // hz
+
+
+def match(stalls, cs):
+    """Records of the client stall cs: same thread, started inside the
+    client's own window around its write."""
+    return [s for s in stalls
+            if s["tid"] == cs["tid"] and cs["t0_ns"] <= s["start_ns"] <= cs["t1_ns"]]
+
+
+def check_stall(name, st, cs, hz, kernel=True):
+    """Every property of one recorded stall against what the client did."""
+    why = []
+    d_ns = cs["delay_ms"] * 1_000_000
+    lo = d_ns - jiffy_ns(hz) - 1_000_000
+    hi = d_ns + SLACK_HIGH_NS
+    if st["pid"] != cs["pid"] or st["tid"] != cs["tid"] or st["comm"] != cs["comm"]:
+        why.append(f"pid/tid/comm {st['pid']}/{st['tid']}/{st['comm']}, "
+                   f"want {cs['pid']}/{cs['tid']}/{cs['comm']}")
+    if st["site"] != "request_wait" or st["site_id"] != 1:
+        why.append(f"site {st['site']} ({st['site_id']}), want request_wait (1)")
+    if st["outcome"] != "completed" or st["error"] != 0:
+        why.append(f"outcome {st['outcome']} error {st['error']}, want completed 0")
+    if not lo <= st["duration_ns"] <= hi:
+        why.append(f"duration {st['duration_ns']} ns outside [{lo}, {hi}] "
+                   f"for a {cs['delay_ms']} ms wait")
+    if st["duration_ns"] > cs["t1_ns"] - cs["t0_ns"]:
+        why.append(f"duration {st['duration_ns']} ns longer than the client's "
+                   f"write took ({cs['t1_ns'] - cs['t0_ns']} ns)")
+    want = MAIN_CHAIN if cs["thread"] == "main" else WORKER_CHAIN
+    chain, leading, frames = user_chain(st)
+    if chain != want or not leading:
+        why.append(f"user chain {chain} (leading: {leading}), want {want}")
+    if frames and frames[0].get("module") != LIBGPU:
+        why.append(f"innermost user frame in {frames[0].get('module')}, want {LIBGPU}")
+    if len(frames) > 1 and any(f.get("module") != CLIENT for f in frames[1:len(want)]):
+        why.append(f"frames 1..{len(want) - 1} not all in {CLIENT}")
+    if kernel:
+        ks = [f.get("symbol") for f in st["kstack"]]
+        if not ks or ks[0] != KERNEL_WAIT:
+            why.append(f"kernel stack does not begin with {KERNEL_WAIT}: {ks[:3]}")
+        # in this order, other frames (debugfs' proxy, ...) may come between
+        it = iter(ks)
+        missing = [k for k in KERNEL_CHAIN if k not in it]
+        if missing:
+            why.append(f"kernel stack lacks, in order, {KERNEL_CHAIN}: from {missing[0]} on")
+    if why:
+        why.append(describe(st))
+    return check(name, not why, "\n".join(why))
+
+
+def client_stalls(guest, tag):
+    lines = jsonl(os.path.join(guest, f"client-{tag}.jsonl")) or []
+    return [l for l in lines if l.get("event") == "stall"]
+
+
+def check_client_ran(name, guest, tag, nstalls):
+    lines = jsonl(os.path.join(guest, f"client-{tag}.jsonl"))
+    if lines is None:
+        return check(name, False, f"no client-{tag}.jsonl")
+    st = [l for l in lines if l.get("event") == "stall"]
+    bad = [l for l in st if l["errno"] or l["ret"] != len(str(l["delay_ms"]))]
+    ex = [l for l in lines if l.get("event") == "exit"]
+    why = []
+    if len(st) != nstalls:
+        why.append(f"{len(st)} stalls, want {nstalls}")
+    if bad:
+        why.append(f"failed writes: {bad}")
+    if not ex or ex[-1]["failures"] != 0:
+        why.append(f"no clean exit line: {ex}")
+    # every wait really waited: at least its delay less one jiffy
+    short = [l for l in st if l["t1_ns"] - l["t0_ns"] < l["delay_ms"] * 1_000_000 - 5_000_000]
+    if short:
+        why.append(f"writes that returned before their delay: {short}")
+    return check(name, not why, "\n".join(why))
+
+
+def states(guest):
+    out = {}
+    for line in (read(os.path.join(guest, "states.txt")) or "").splitlines():
+        label, *kv = line.split()
+        out[label] = dict(x.split("=", 1) for x in kv)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for o in ("guest", "rootfs", "reader", "vmlinux", "work"):
+        ap.add_argument("--" + o, required=True)
+    ap.add_argument("--hz", type=int, required=True)
+    ap.add_argument("--console")
+    a = ap.parse_args()
+    g = a.guest
+    os.makedirs(a.work, exist_ok=True)
+    R = Reader(a)
+    diag(f"tolerance: {a.hz} Hz, duration in [D - {(jiffy_ns(a.hz) + 1_000_000) / 1e6:g} ms, "
+         f"D + {SLACK_HIGH_NS / 1e6:g} ms]")
+
+    rc = (read(os.path.join(g, "rc")) or "missing").strip()
+    if not check("guest-scenario", rc == "0",
+                 f"scenario exit {rc}; its log:\n" + (read(os.path.join(g, "scenario.log")) or "")):
+        pass
+
+    if a.console:
+        con = read(a.console) or ""
+        splats = [l for l in con.splitlines() if SPLAT.search(l)]
+        check("guest-kernel-no-splat", con and not splats, "\n".join(splats[:20]))
+
+    # --- the debugfs files
+    modes = dict(l.split() for l in (read(os.path.join(g, "modes.txt")) or "").splitlines())
+    want = ["i915_stalls", "i915_stalls_enable", "i915_stalls_threshold_us",
+            "i915_stalls_slots", "i915_stalls_clear", "i915_stalls_mock_wait"]
+    check("debugfs-files", modes.get("i915_stalls") == "400" and
+          all(modes.get(f, "missing") != "missing" for f in want), f"modes: {modes}")
+    S = states(g)
+    boot = S.get("boot", {})
+    slots = int(boot.get("slots", "0") or 0)
+    check("debugfs-defaults", boot.get("enable") == "0" and boot.get("threshold_us") == "1000"
+          and 16 <= slots <= 16384 and slots & (slots - 1) == 0, f"at boot: {boot}")
+
+    # --- bad writes: EINVAL, nothing changes
+    bad = jsonl(os.path.join(g, "bad-writes.jsonl")) or []
+    want_bad = {"enable": ["2", "abc", "-1"], "threshold_us": ["abc", "-5", "12x"],
+                "slots": ["17", "8", "32768", "0", "abc"], "clear": ["abc", "x"],
+                "mock_wait": ["abc", "-1", "5x"]}
+    for f, vals in want_bad.items():
+        got = [b for b in bad if b["path"].endswith("/i915_stalls_" + f)]
+        ok = [b["value"] for b in got] == vals and all(
+            b["ret"] == -22 and b["errno"] == "EINVAL" for b in got)
+        check(f"einval-{f.replace('_', '-')}", ok, f"writes: {got}")
+    check("einval-changes-nothing", S.get("before-bad") and
+          S.get("before-bad") == S.get("after-bad"),
+          f"before {S.get('before-bad')} after {S.get('after-bad')}")
+    # the same records before and after the bad writes: no clear, no
+    # resize, and the bad mock waits recorded nothing
+    try:
+        bb = R.json(os.path.join(g, "before-bad.bin"), symbols=False)
+        ab = R.json(os.path.join(g, "after-bad.bin"), symbols=False)
+
+        def key(j):
+            return sorted((s["cpu"], s["seq"], s["start_ns"], s["tid"]) for s in j["stalls"])
+        check("einval-keeps-records", len(bb["stalls"]) == 2 and key(bb) == key(ab) and
+              bb["inputs"][0]["slots_per_cpu"] == ab["inputs"][0]["slots_per_cpu"],
+              f"before: {key(bb)}\nafter: {key(ab)}")
+        bad_pids = {b["pid"] for b in bad}
+        stray = [s for s in ab["stalls"] if s["pid"] in bad_pids]
+        check("einval-mock-wait-no-record", bad_pids and not stray,
+              "\n".join(describe(s) for s in stray))
+    except (RuntimeError, ValueError, OSError, KeyError, IndexError) as e:
+        check("einval-keeps-records", False, e)
+
+    # --- a client gone before its record archive is read
+    early_cs = client_stalls(g, "early")
+    check_client_ran("client-early-ran", g, "early", 2)
+    gone = (read(os.path.join(g, "early-gone.txt")) or "").split()
+    check("early-client-exited", gone[:1] == ["gone"],
+          f"early-gone.txt: {gone}; record rc {read(os.path.join(g, 'early-record.rc'))}")
+    try:
+        early = R.json(os.path.join(g, "early.ar"))
+    except (RuntimeError, ValueError, OSError) as e:
+        early = None
+        check("early-archive-decodes", False, e)
+    if early is not None:
+        check("early-archive-only-its-stalls", len(early["stalls"]) == 2,
+              "\n".join(describe(s) for s in early["stalls"]))
+        for cs in early_cs:
+            m = match(early["stalls"], cs)
+            n = f"exited-client-{cs['thread']}-{cs['delay_ms']}ms-host"
+            if check(n + "-once", len(m) == 1, f"{len(m)} records for {cs}"):
+                check_stall(n, m[0], cs, a.hz)
+    gj = read(os.path.join(g, "early-guest.json"))
+    grc = (read(os.path.join(g, "early-guest.rc")) or "").strip()
+    try:
+        guest_early = json.loads(gj) if gj else None
+    except ValueError:
+        guest_early = None
+    if check("early-archive-report-in-guest", grc in ("0", "1") and guest_early,
+             f"rc {grc}: {read(os.path.join(g, 'early-guest.err'))}"):
+        for cs in early_cs:
+            m = match(guest_early["stalls"], cs)
+            n = f"exited-client-{cs['thread']}-{cs['delay_ms']}ms-guest"
+            if check(n + "-once", len(m) == 1, f"{len(m)} records for {cs}"):
+                # the guest had no kernel symbols saved (--no-kallsyms)
+                check_stall(n, m[0], cs, a.hz, kernel=False)
+
+    # --- clear
+    try:
+        cleared = R.json(os.path.join(g, "after-clear.bin"), symbols=False)
+        check("clear-empties-log", cleared["count"] == 0 and
+              cleared["inputs"][0]["records"] == 0, f"{cleared['count']} records after clear")
+    except (RuntimeError, ValueError, OSError) as e:
+        check("clear-empties-log", False, e)
+
+    # --- the main snapshot, cat'ed in the guest, recorded, symbolized here
+    for tag, n in (("main", 5), ("disabled", 2), ("threshold", 4)):
+        check_client_ran(f"client-{tag}-ran", g, tag, n)
+    try:
+        allj = R.json(os.path.join(g, "all.ar"))
+    except (RuntimeError, ValueError, OSError) as e:
+        allj = None
+        check("archive-decodes", False, e)
+    try:
+        catj = R.json(os.path.join(g, "stalls.bin"), symbols=False)
+    except (RuntimeError, ValueError, OSError) as e:
+        catj = None
+        check("cat-file-decodes", False, e)
+    if allj is not None and catj is not None:
+        hdr = catj["inputs"][0]
+        check("cat-file-header", hdr["enabled"] is True and hdr["threshold_ns"] == 1_000_000
+              and hdr["records"] == 7 and catj["lost"]["total"] == 0 and
+              hdr["version"] == "1.0", json.dumps(hdr)[:2000])
+        check("record-rc", (read(os.path.join(g, "all-record.rc")) or "").strip() == "0",
+              read(os.path.join(g, "all-record.err")))
+        st = allj["stalls"]
+        check("archive-same-stalls-as-cat",
+              sorted((s["cpu"], s["seq"], s["start_ns"]) for s in st) ==
+              sorted((s["cpu"], s["seq"], s["start_ns"]) for s in catj["stalls"]))
+        main_cs = client_stalls(g, "main")
+        used = set()
+        for cs in main_cs:
+            m = match(st, cs)
+            n = f"stall-{cs['thread']}-{cs['delay_ms']}ms"
+            if check(n + "-once", len(m) == 1, f"{len(m)} records for {cs}"):
+                used.add((m[0]["cpu"], m[0]["seq"]))
+                check_stall(n, m[0], cs, a.hz)
+        mine = sorted((s for s in st if s["pid"] == main_cs[0]["pid"]),
+                      key=lambda s: s["start_ns"]) if main_cs else []
+        # the mock GEM context belongs to the opener of the control file:
+        # gpu-demo's main thread, for the worker's waits too
+        check("owner-is-opener", mine and all(
+            s["owner"] == {"pid": main_cs[0]["pid"], "comm": "gpu-demo"} for s in mine),
+            "\n".join(f"{s['tid']}: owner {s['owner']}" for s in mine))
+        check("engine-is-rcs0", mine and all(
+            s["engine"] == {"class": "rcs", "class_id": 0, "instance": 0} for s in mine),
+            "\n".join(f"{s['tid']}: engine {s['engine']}" for s in mine))
+        # one fd, one context, one timeline: one fence context, seqnos rising
+        fences = [s["fence"] for s in mine]
+        check("fence-one-timeline", mine and all(fences) and
+              len({f["context"] for f in fences}) == 1 and
+              all(a["seqno"] < b["seqno"] for a, b in zip(fences, fences[1:])),
+              f"fences in time order: {fences}")
+        check("second-thread-stalls",
+              len({cs["tid"] for cs in main_cs}) == 2 and
+              {cs["comm"] for cs in main_cs if cs["thread"] == "worker"} == {"gpu-worker"} and
+              sum(1 for s in st if s["comm"] == "gpu-worker" and
+                  s["pid"] == main_cs[0]["pid"] and s["tid"] != s["pid"]) == 2,
+              "want 2 records of the gpu-worker thread")
+
+        dis_cs = client_stalls(g, "disabled")
+        dis_pid = dis_cs[0]["pid"] if dis_cs else -1
+        stray = [s for s in st if s["pid"] == dis_pid]
+        check("disabled-log-records-nothing",
+              dis_cs and not stray and S.get("disabled", {}).get("enable") == "0" and
+              S.get("reenabled", {}).get("enable") == "1",
+              f"states {S.get('disabled')} {S.get('reenabled')}\n" +
+              "\n".join(describe(s) for s in stray))
+
+        thr_cs = client_stalls(g, "threshold")
+        check("threshold-readback", S.get("threshold", {}).get("threshold_us") == "100000" and
+              S.get("end", {}).get("threshold_us") == "1000", f"{S.get('threshold')} {S.get('end')}")
+        for cs in thr_cs:
+            m = match(st, cs)
+            n = f"threshold-{cs['thread']}-{cs['delay_ms']}ms"
+            if cs["delay_ms"] < 100:
+                check(n + "-dropped", not m, "\n".join(describe(s) for s in m))
+            elif check(n + "-kept-once", len(m) == 1, f"{len(m)} records for {cs}"):
+                used.add((m[0]["cpu"], m[0]["seq"]))
+                check_stall(n, m[0], cs, a.hz)
+        extra = [s for s in st if (s["cpu"], s["seq"]) not in used]
+        check("no-other-stalls", not extra and len(st) == 7,
+              "\n".join(describe(s) for s in extra))
+
+        # text report, summary, folded, svg: what a user reads
+        rc, txt, err = R.run("report", os.path.join(g, "all.ar"))
+        want_txt = ["gpu_wait", "wait_for_gpu", "submit_batch", "render_frame", "worker_main",
+                    KERNEL_WAIT, "request_wait", "gpu-worker", "libgpu.so"]
+        miss = [w for w in want_txt if w not in txt]
+        check("text-report", rc in (0, 1) and not miss, f"rc {rc}, missing {miss}\n{err}")
+        rc, txt, err = R.run("summary", os.path.join(g, "all.ar"))
+        check("text-summary", rc in (0, 1) and "request_wait" in txt and "gpu_wait" in txt,
+              f"rc {rc}\n{err}\n{txt[:3000]}")
+        rc, fold, err = R.run("report", "--format=folded", "--folded-root=comm",
+                              os.path.join(g, "all.ar"))
+        stacks = [l.rsplit(" ", 1)[0].split(";") for l in fold.splitlines() if l.strip()]
+        main_fold = ["main", "render_frame", "submit_batch", "wait_for_gpu", "gpu_wait"]
+        worker_fold = ["worker_main"] + main_fold[1:]
+
+        def has_run(frames, run):
+            return any(frames[i:i + len(run)] == run for i in range(len(frames)))
+        check("folded-stacks",
+              rc in (0, 1) and any(has_run(s, main_fold) and s[0] == "gpu-demo" for s in stacks)
+              and any(has_run(s, worker_fold) and s[0] == "gpu-worker" for s in stacks),
+              f"rc {rc}\n{err}\n{fold[:3000]}")
+        svg_path = os.path.join(a.work, "stalls.svg")
+        rc, _, err = R.run("report", "--format=svg", "-o", svg_path, os.path.join(g, "all.ar"))
+        svg = read(svg_path) or ""
+        check("svg-flame-graph", rc in (0, 1) and svg.lstrip().startswith(("<?xml", "<svg"))
+              and "gpu_wait" in svg and "render_frame" in svg, f"rc {rc}\n{err}")
+
+    # --- the reader inside the guest, live on the cat'ed file
+    txt = read(os.path.join(g, "guest-report.txt")) or ""
+    grc = (read(os.path.join(g, "guest-report.rc")) or "").strip()
+    miss = [w for w in ("gpu_wait", "wait_for_gpu", "submit_batch", "render_frame",
+                        "worker_main", "main") if w not in txt]
+    check("guest-live-report", grc in ("0", "1") and not miss,
+          f"rc {grc}, missing {miss}\n{read(os.path.join(g, 'guest-report.err'))}")
+
+    # the reader with no input named, in the guest: each stall once, even
+    # where dri/N and dri/<device> are the same directory
+    try:
+        dj = json.loads(read(os.path.join(g, "default-input.json")) or "null")
+        keys = [(s["cpu"], s["seq"], s["start_ns"]) for s in dj["stalls"]]
+        check("reader-default-input-once",
+              (read(os.path.join(g, "default-input.rc")) or "").strip() in ("0", "1") and
+              len(keys) == len(set(keys)) == 7,
+              f"{len(keys)} stalls, {len(set(keys))} distinct, from "
+              f"{[i['file'] for i in dj['inputs']]}; guest's dri/: "
+              f"{read(os.path.join(g, 'dri.txt'))}")
+    except (ValueError, TypeError, KeyError) as e:
+        check("reader-default-input-once", False,
+              f"{e}: {read(os.path.join(g, 'default-input.err'))}")
+
+    failed = [n for n, ok in results if not ok]
+    diag(f"{len(results) - len(failed)} checks ok, {len(failed)} not ok")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

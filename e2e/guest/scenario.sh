@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: MIT
+#
+# The guest's scenarios, sourced by /init (busybox sh).  Each run_MODE
+# writes its files into $out, which /init ships to the host:
+#
+#   run_test   every scenario scripts/e2e.sh checks (see there)
+#   run_demo   one client for `make demo`
+#   run_smoke  mounts and the transport only (any kernel)
+#
+# Clients are gpu-demo processes (see e2e/client/gpu-demo.c) that report
+# what they did as JSON lines in $out/client-TAG.jsonl, then stay alive
+# until /tmp/release exists, so that `i915-stalls record` sees their maps.
+
+D=
+demo_pids=
+out=${out:-/tmp/out}
+
+log() { echo "e2e-guest: $*"; }
+
+find_dir() {
+	for f in /sys/kernel/debug/dri/*/i915_stalls; do
+		if [ -e "$f" ]; then
+			D=${f%/i915_stalls}
+			return 0
+		fi
+	done
+	log "no /sys/kernel/debug/dri/*/i915_stalls: this kernel has no stall log"
+	ls -l /sys/kernel/debug/dri/* 2>&1
+	return 1
+}
+
+ctl() { # FILE VALUE: a good write, checked
+	if ! echo "$2" > "$D/$1"; then
+		log "echo $2 > $D/$1 failed"
+		return 1
+	fi
+}
+
+state() { # LABEL: the control files' values, one line
+	echo "$1 enable=$(cat "$D/i915_stalls_enable") threshold_us=$(cat "$D/i915_stalls_threshold_us") slots=$(cat "$D/i915_stalls_slots")" >> "$out/states.txt"
+}
+
+start_client() { # TAG ARGS...: start a held gpu-demo, wait until its frames are done
+	tag=$1
+	shift
+	gpu-demo --tag "$tag" --ready "/tmp/ready.$tag" --hold /tmp/release "$@" \
+		> "$out/client-$tag.jsonl" 2> "$out/client-$tag.err" &
+	pid=$!
+	echo "$tag $pid" >> "$out/pids.txt"
+	demo_pids="$demo_pids $pid"
+	n=0
+	while [ ! -e "/tmp/ready.$tag" ]; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			log "client $tag exited ($?) before its frames were done:"
+			cat "$out/client-$tag.err"
+			return 1
+		fi
+		n=$((n + 1))
+		if [ $n -gt 1200 ]; then
+			log "client $tag: frames not done after 60 s"
+			return 1
+		fi
+		usleep 50000
+	done
+	log "client $tag (pid $pid) done: $*"
+}
+
+release_clients() {
+	touch /tmp/release
+	for p in $demo_pids; do
+		wait "$p"
+		echo "$p $?" >> "$out/exit-status.txt"
+	done
+	demo_pids=
+}
+
+run_smoke() {
+	ls -l /sys/kernel/debug/dri/ > "$out/dri.txt" 2>&1
+	find_dir || true
+	# the guest's dynamic binaries run: the client against a plain file
+	: > /tmp/fake-ctl
+	gpu-demo --ctl /tmp/fake-ctl --tag smoke --frames 3 --worker 4 > "$out/client-smoke.jsonl" || return 1
+	i915-stalls --version > "$out/reader-version.txt" || return 1
+	echo smoke > "$out/smoke.txt"
+	return 0
+}
+
+bad_write() { # FILE VALUE: a write that must fail with EINVAL
+	gpu-demo write "$D/$1" "$2" >> "$out/bad-writes.jsonl"
+}
+
+run_test() {
+	find_dir || return 1
+	echo "$D" > "$out/dir.txt"
+	ls -l /sys/kernel/debug/dri/ > "$out/dri.txt"
+	ls -l "$D"/ > "$out/ls-dir.txt"
+	for f in i915_stalls i915_stalls_enable i915_stalls_threshold_us i915_stalls_slots \
+		 i915_stalls_clear i915_stalls_mock_wait; do
+		echo "$f $(stat -c %a "$D/$f" 2>/dev/null || echo missing)"
+	done > "$out/modes.txt"
+	state boot
+
+	# 1. a client whose stalls stay in the log through the bad writes below
+	ctl i915_stalls_enable 1 || return 1
+	start_client early --frames 35 --worker 45 || return 1
+
+	# 2. bad control-file writes: EINVAL, and nothing changes: not the
+	#    values, not the records (no clear, no resize, no new stall)
+	state before-bad
+	cat "$D/i915_stalls" > "$out/before-bad.bin"
+	for v in 2 abc -1; do bad_write i915_stalls_enable "$v"; done
+	for v in abc -5 12x; do bad_write i915_stalls_threshold_us "$v"; done
+	for v in 17 8 32768 0 abc; do bad_write i915_stalls_slots "$v"; done
+	for v in abc x; do bad_write i915_stalls_clear "$v"; done
+	for v in abc -1 5x; do bad_write i915_stalls_mock_wait "$v"; done
+	state after-bad
+	cat "$D/i915_stalls" > "$out/after-bad.bin"
+
+	# 3. `i915-stalls record`, straight from debugfs, saves the early
+	#    client's maps; the client is gone before the archive is read
+	i915-stalls record --no-kallsyms -o "$out/early.ar" "$D/i915_stalls" \
+		2> "$out/early-record.err"
+	echo $? > "$out/early-record.rc"
+	release_clients
+	rm -f /tmp/release
+	pid=$(awk '$1 == "early" { print $2 }' "$out/pids.txt")
+	if [ -d "/proc/$pid" ]; then echo "alive $pid"; else echo "gone $pid"; fi > "$out/early-gone.txt"
+	i915-stalls report --format=json --offline "$out/early.ar" \
+		> "$out/early-guest.json" 2> "$out/early-guest.err"
+	echo $? > "$out/early-guest.rc"
+
+	# 4. clear: the next snapshot is empty
+	ctl i915_stalls_clear 1 || return 1
+	cat "$D/i915_stalls" > "$out/after-clear.bin"
+
+	# 5. the main client: 3 frames in main, 2 in the gpu-worker thread
+	start_client main --frames 20,40,60 --worker 30,50 || return 1
+
+	# 6. log disabled: nothing recorded
+	ctl i915_stalls_enable 0 || return 1
+	state disabled
+	start_client disabled --frames 25 --worker 26 || return 1
+	ctl i915_stalls_enable 1 || return 1
+	state reenabled
+
+	# 7. threshold 100 ms: the 5 and 6 ms stalls are dropped, 150 and 160 kept
+	ctl i915_stalls_threshold_us 100000 || return 1
+	state threshold
+	start_client threshold --frames 5,150 --worker 6,160 || return 1
+	ctl i915_stalls_threshold_us 1000 || return 1
+	state end
+
+	# 8. what a user does: cat the file, then record and report it
+	cat "$D/i915_stalls" > "$out/stalls.bin" || return 1
+	i915-stalls record --no-kallsyms -o "$out/all.ar" "$out/stalls.bin" \
+		2> "$out/all-record.err"
+	echo $? > "$out/all-record.rc"
+	i915-stalls report "$out/stalls.bin" > "$out/guest-report.txt" 2> "$out/guest-report.err"
+	echo $? > "$out/guest-report.rc"
+	# and with no input named: every /sys/kernel/debug/dri/*/i915_stalls
+	i915-stalls report --format=json > "$out/default-input.json" 2> "$out/default-input.err"
+	echo $? > "$out/default-input.rc"
+	release_clients
+	return 0
+}
+
+run_demo() {
+	find_dir || return 1
+	ctl i915_stalls_enable 1 || return 1
+	start_client demo --frames 16,33,16,50 --worker 8,66 || return 1
+	cat "$D/i915_stalls" > "$out/stalls.bin" || return 1
+	i915-stalls record --no-kallsyms -o "$out/demo.ar" "$out/stalls.bin" \
+		2> "$out/demo-record.err"
+	echo $? > "$out/demo-record.rc"
+	release_clients
+	return 0
+}
