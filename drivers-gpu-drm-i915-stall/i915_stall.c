@@ -567,6 +567,40 @@ noinline void __i915_stall_fence_end(struct drm_i915_private *i915,
 	i915_stall_record(stall_log_of(i915), &info);
 }
 
+/**
+ * __i915_stall_dma_fence_end - record a stall in i915_stall_dma_fence_wait()
+ * @i915: the device that waited
+ * @fence: the awaited fence
+ * @start: wait entry, from i915_stall_begin()
+ * @intr: whether the wait was interruptible
+ * @ret: what dma_fence_wait() returned
+ * @caller: return address into the wait's caller
+ *
+ * Context: Process context, see i915_stall_record().
+ */
+noinline void __i915_stall_dma_fence_end(struct drm_i915_private *i915,
+					 struct dma_fence *fence, u64 start,
+					 bool intr, long ret,
+					 unsigned long caller)
+{
+	const struct i915_stall_info info = {
+		.start_ns = start,
+		.timeout = MAX_SCHEDULE_TIMEOUT,
+		.ret = ret,
+		.caller = caller,
+		.fence = fence,
+		.wait_flags = intr ? I915_WAIT_INTERRUPTIBLE : 0,
+		.site = I915_STALL_SITE_FENCE,
+		.skip = 1,
+	};
+
+	/* i915_request_wait_timeout() recorded it already */
+	if (dma_fence_is_i915(fence))
+		return;
+
+	i915_stall_record(stall_log_of(i915), &info);
+}
+
 /*
  * debugfs: the snapshot file and the control files.
  */

@@ -6,6 +6,7 @@
 #ifndef __I915_STALL_H__
 #define __I915_STALL_H__
 
+#include <linux/dma-fence.h>
 #include <linux/jump_label.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
@@ -96,6 +97,9 @@ void __i915_stall_fence_end(struct drm_i915_private *i915,
 			    struct dma_fence *fence, u64 start,
 			    unsigned int flags, long timeout, long ret,
 			    unsigned long caller);
+void __i915_stall_dma_fence_end(struct drm_i915_private *i915,
+				struct dma_fence *fence, u64 start, bool intr,
+				long ret, unsigned long caller);
 
 /**
  * i915_stall_request_end - record a stall in i915_request_wait_timeout()
@@ -146,6 +150,31 @@ i915_stall_fence_end(struct drm_i915_private *i915, struct dma_fence *fence,
 				       _RET_IP_);
 }
 
+/**
+ * i915_stall_dma_fence_wait - dma_fence_wait() that records the stall
+ * @i915: the device that waits
+ * @fence: the fence to wait on
+ * @intr: whether a signal ends the wait
+ *
+ * For the waits on fences that may not be i915 requests: bind and unbind
+ * fences, and fences of other drivers.  A wait on an i915 request is
+ * recorded by i915_request_wait_timeout(), and not twice.
+ *
+ * Return: what dma_fence_wait() returns.
+ */
+static __always_inline long
+i915_stall_dma_fence_wait(struct drm_i915_private *i915,
+			  struct dma_fence *fence, bool intr)
+{
+	u64 start = i915_stall_begin();
+	long ret = dma_fence_wait(fence, intr);
+
+	if (i915_stall_active(start))
+		__i915_stall_dma_fence_end(i915, fence, start, intr, ret,
+					   _RET_IP_);
+	return ret;
+}
+
 void i915_stall_record(struct i915_stall_log *log,
 		       const struct i915_stall_info *info);
 
@@ -167,6 +196,13 @@ i915_stall_active_end(struct drm_i915_private *i915, u64 start, int ret) { }
 static inline void
 i915_stall_fence_end(struct drm_i915_private *i915, struct dma_fence *fence,
 		     u64 start, unsigned int flags, long timeout, long ret) { }
+static inline long
+i915_stall_dma_fence_wait(struct drm_i915_private *i915,
+			  struct dma_fence *fence, bool intr)
+{
+	return dma_fence_wait(fence, intr);
+}
+
 static inline int i915_stall_init(struct drm_i915_private *i915) { return 0; }
 static inline void i915_stall_fini(struct drm_i915_private *i915) { }
 static inline void i915_stall_debugfs_register(struct drm_i915_private *i915,

@@ -47,6 +47,7 @@ enum i915_stall_site {
 	I915_STALL_SITE_REQUEST = 1,		/* i915_request_wait_timeout() */
 	I915_STALL_SITE_ACTIVE = 2,		/* __i915_active_wait() */
 	I915_STALL_SITE_OBJECT_FENCE = 3,	/* foreign fence, i915_gem_object_wait() */
+	I915_STALL_SITE_FENCE = 4,		/* bind, unbind or foreign fence */
 	I915_STALL_SITE_TEST = 15,		/* KUnit */
 };
 
@@ -60,6 +61,8 @@ static inline const char *i915_stall_site_name(unsigned int site)
 		return "active_wait";
 	case I915_STALL_SITE_OBJECT_FENCE:
 		return "object_fence_wait";
+	case I915_STALL_SITE_FENCE:
+		return "fence_wait";
 	case I915_STALL_SITE_TEST:
 		return "test";
 	default:

@@ -1072,6 +1072,100 @@ static void stall_mock_active_wait(struct kunit *test)
 	i915_active_fini(ref);
 }
 
+/* A fence of some other driver, signalled by a delayed work. */
+struct foreign_fence {
+	struct dma_fence base;
+	spinlock_t lock; /* protects base */
+	struct delayed_work work;
+};
+
+static const char *foreign_fence_name(struct dma_fence *fence)
+{
+	return "stall-test";
+}
+
+static void foreign_fence_release(struct dma_fence *fence)
+{
+	/* KUnit frees it */
+}
+
+static const struct dma_fence_ops foreign_fence_ops = {
+	.get_driver_name = foreign_fence_name,
+	.get_timeline_name = foreign_fence_name,
+	.release = foreign_fence_release,
+};
+
+static void foreign_fence_signal(struct work_struct *work)
+{
+	struct foreign_fence *ff = container_of(work, typeof(*ff), work.work);
+
+	dma_fence_signal(&ff->base);
+}
+
+static noinline long mock_fence_caller(struct drm_i915_private *i915,
+				       struct dma_fence *fence)
+{
+	long ret = i915_stall_dma_fence_wait(i915, fence, false);
+
+	OPTIMIZER_HIDE_VAR(ret);
+	return ret;
+}
+
+static void stall_mock_foreign_fence(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	const struct i915_stall_record *r;
+	struct stall_snapshot *snap;
+	struct foreign_fence *ff;
+
+	ff = kunit_kzalloc(test, sizeof(*ff), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ff);
+	spin_lock_init(&ff->lock);
+	dma_fence_init(&ff->base, &foreign_fence_ops, &ff->lock,
+		       dma_fence_context_alloc(1), 7);
+	INIT_DELAYED_WORK(&ff->work, foreign_fence_signal);
+	schedule_delayed_work(&ff->work, MOCK_DELAY);
+
+	KUNIT_EXPECT_EQ(test, mock_fence_caller(f->i915, &ff->base), 0);
+	flush_delayed_work(&ff->work);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	r = snap_rec(snap, 0);
+	KUNIT_EXPECT_EQ(test, r->site, I915_STALL_SITE_FENCE);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
+	KUNIT_EXPECT_EQ(test, r->fence_context, ff->base.context);
+	KUNIT_EXPECT_EQ(test, r->fence_seqno, 7);
+	KUNIT_EXPECT_EQ(test, r->engine_class, I915_STALL_ENGINE_NONE);
+	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC,
+			I915_STALL_F_KTHREAD | I915_STALL_F_FENCE);
+	KUNIT_EXPECT_GE(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) - TICK_NSEC);
+	KUNIT_EXPECT_LT(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) + MOCK_SLACK_NS);
+	KUNIT_EXPECT_TRUE_MSG(test, frame_is(r->kstack[0], "mock_fence_caller"),
+			      "%pS", (void *)r->kstack[0]);
+	dma_fence_put(&ff->base);
+}
+
+/* An i915 request through the fence helper is recorded once, as a request. */
+static void stall_mock_i915_fence_once(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	struct stall_snapshot *snap;
+	struct i915_request *rq;
+
+	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	i915_request_get(rq);
+	i915_request_add(rq);
+	KUNIT_EXPECT_EQ(test, mock_fence_caller(f->i915, &rq->fence), 0);
+
+	snap = test_snapshot(test, f->log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	KUNIT_EXPECT_EQ(test, snap_rec(snap, 0)->site, I915_STALL_SITE_REQUEST);
+	KUNIT_EXPECT_TRUE(test, kstack_has(test, snap_rec(snap, 0), "mock_fence_caller"));
+	i915_request_put(rq);
+}
+
 static struct kunit_case stall_mock_cases[] = {
 	KUNIT_CASE(stall_mock_request_wait),
 	KUNIT_CASE(stall_mock_request_timeout),
@@ -1080,6 +1174,8 @@ static struct kunit_case stall_mock_cases[] = {
 	KUNIT_CASE(stall_mock_disabled),
 	KUNIT_CASE(stall_mock_owner),
 	KUNIT_CASE(stall_mock_active_wait),
+	KUNIT_CASE(stall_mock_foreign_fence),
+	KUNIT_CASE(stall_mock_i915_fence_once),
 	{}
 };
 

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: the stall file decoder, the record archive parser and
+ * the /proc/PID/maps parser must reject any input cleanly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stalls.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull;
+
+static void decode_all(const unsigned char *buf, size_t size, uint64_t base)
+{
+	size_t off = 0;
+
+	while (off < size) {
+		struct stall_file f;
+		struct i915_stall_record r;
+		struct stall_iter it;
+		struct diag d;
+		int rc;
+
+		if (stall_file_open(&f, "fuzz", buf + off, size - off, base + off, &d))
+			return;
+		stall_iter_init(&it, &f);
+		while ((rc = stall_iter_next(&it, &r, &d)) > 0) {
+			json_strn(devnull, r.comm, strnlen(r.comm, sizeof(r.comm)));
+			if (site_name(r.site) && outcome_name(r.outcome) &&
+			    engine_class_name(r.engine_class))
+				fputc('.', devnull);
+		}
+		stall_file_close(&f);
+		if (rc < 0)
+			return;
+		off += f.end;
+	}
+}
+
+/* what report --stream does: header first, then more, then records */
+static void decode_stream(const unsigned char *buf, size_t size)
+{
+	struct stall_file f;
+	struct i915_stall_record r;
+	struct stall_iter it;
+	struct diag d;
+	uint64_t need = 0, i;
+	size_t have = size < 16 ? size : 16;
+	int rc, rounds;
+
+	for (rounds = 0; rounds < 4; rounds++) {
+		rc = stall_file_open_stream(&f, "fuzz", buf, have, 0, &d, &need);
+		if (rc != 1)
+			break;
+		if (need <= have || need > size)
+			return;
+		have = (size_t)need;
+	}
+	if (rc != 0)
+		return;
+	stall_iter_init(&it, &f);
+	for (i = 0; i < f.hdr.record_count; i++) {
+		uint64_t off = f.hdr.records_offset + i * f.hdr.record_size;
+
+		if (off > size || size - off < f.hdr.record_size)
+			break;
+		if (stall_iter_take(&it, buf + off, &r, &d) < 0)
+			break;
+	}
+	stall_file_close(&f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct diag d;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	quiet = true;
+	if (size >= AR_MAGIC_LEN && !memcmp(data, AR_MAGIC, AR_MAGIC_LEN)) {
+		struct archive ar;
+		size_t i;
+		int rc = archive_parse("fuzz", data, size, &ar, &d);
+
+		if (!rc)
+			for (i = 0; i < ar.nstalls; i++)
+				decode_all(ar.stalls[i].buf, ar.stalls[i].size, ar.stalls[i].off);
+		for (i = 0; i < ar.nprocs; i++)
+			proc_maps_free(&ar.procs[i]);
+		free(ar.procs);
+		free(ar.stalls);
+		free((char *)ar.kallsyms);
+		return 0;
+	}
+	decode_all(data, size, 0);
+	decode_stream(data, size);
+	if (size && size < 4096) {
+		char *text = malloc(size + 1);
+		struct proc_maps pm = { 0 };
+
+		memcpy(text, data, size);
+		text[size] = 0;
+		maps_parse(text, &pm);
+		proc_maps_free(&pm);
+		free(text);
+	}
+	return 0;
+}

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Decoder of the i915_stalls file.  Every size, offset and count is checked
+ * against the buffer before it is used; records are copied out one at a time
+ * so a caller can stream them with bounded memory.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stalls.h"
+
+/* Sanity limits: far above anything a kernel writes, low enough that
+ * arithmetic on them cannot overflow 64 bits. */
+#define MAX_HEADER_SIZE		(1u << 20)
+#define MAX_RECORD_SIZE		(1u << 20)
+#define MAX_CPU_ENTRY_SIZE	(1u << 16)
+#define MAX_CPUS		(1u << 16)
+#define MAX_PREFIX		(1ull << 32)	/* header + CPU table + gap */
+#define MAX_STREAM_PREFIX	(64ull << 20)	/* what --stream buffers */
+
+static int fail(struct diag *d, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct diag *d, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->off = off;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define HOFF(m) ((uint64_t)offsetof(struct i915_stall_file_header, m))
+#define ROFF(m) ((uint64_t)offsetof(struct i915_stall_record, m))
+#define COFF(m) ((uint64_t)offsetof(struct i915_stall_cpu_entry, m))
+
+/*
+ * With need == NULL, buf holds the whole input from this file on.  With
+ * need (streaming), buf holds only what was read so far: returns 1 with
+ * *need set when the header is valid and more bytes, up to the first
+ * record, are needed; the records themselves are not checked against size.
+ */
+static int open_common(struct stall_file *f, const char *name,
+		       const unsigned char *buf, size_t size, uint64_t base,
+		       struct diag *d, uint64_t *need)
+{
+	struct i915_stall_file_header *h = &f->hdr;
+	uint64_t tab_end, rec_end, emitted = 0;
+	uint32_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->name = name;
+	f->buf = buf;
+	f->size = size;
+	f->base = base;
+
+	if (size < I915_STALL_MAGIC_LEN)
+		return fail(d, base + size, "truncated: %zu bytes, no room for the magic", size);
+	if (memcmp(buf, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN))
+		return fail(d, base, "bad magic (not an i915_stalls file)");
+	if (size < HOFF(header_size) + 4)
+		return fail(d, base + size, "truncated in the file header");
+	memcpy(&h->version_major, buf + HOFF(version_major), 2);
+	memcpy(&h->version_minor, buf + HOFF(version_minor), 2);
+	if (h->version_major != I915_STALL_VERSION_MAJOR)
+		return fail(d, base + HOFF(version_major),
+			    "unsupported format version %u.%u (this reader knows %u.x)",
+			    h->version_major, h->version_minor, I915_STALL_VERSION_MAJOR);
+	memcpy(&h->header_size, buf + HOFF(header_size), 4);
+	if (h->header_size < sizeof(*h) || h->header_size > MAX_HEADER_SIZE)
+		return fail(d, base + HOFF(header_size),
+			    "header_size %u out of range [%zu, %u]", h->header_size,
+			    sizeof(*h), MAX_HEADER_SIZE);
+	if (size < h->header_size)
+		return fail(d, base + size, "truncated in the file header (%u bytes needed)",
+			    h->header_size);
+	{
+		uint32_t hs = h->header_size;
+
+		memcpy(h, buf, sizeof(*h));
+		h->header_size = hs;
+	}
+	if (h->record_size < sizeof(struct i915_stall_record) || h->record_size > MAX_RECORD_SIZE ||
+	    h->record_size % 8)
+		return fail(d, base + HOFF(record_size), "record_size %u invalid (minimum %zu, multiple of 8)",
+			    h->record_size, sizeof(struct i915_stall_record));
+	if (h->cpu_entry_size < sizeof(struct i915_stall_cpu_entry) ||
+	    h->cpu_entry_size > MAX_CPU_ENTRY_SIZE || h->cpu_entry_size % 8)
+		return fail(d, base + HOFF(cpu_entry_size),
+			    "cpu_entry_size %u invalid (minimum %zu, multiple of 8)",
+			    h->cpu_entry_size, sizeof(struct i915_stall_cpu_entry));
+	if (h->cpu_count == 0 || h->cpu_count > MAX_CPUS)
+		return fail(d, base + HOFF(cpu_count), "cpu_count %u out of range [1, %u]",
+			    h->cpu_count, MAX_CPUS);
+	if (h->clock_id != 1)
+		return fail(d, base + HOFF(clock_id), "clock_id %u is not CLOCK_MONOTONIC (1)",
+			    h->clock_id);
+	if (h->kstack_max > I915_STALL_KSTACK_MAX)
+		return fail(d, base + HOFF(kstack_max), "kstack_max %u exceeds %u",
+			    h->kstack_max, I915_STALL_KSTACK_MAX);
+	if (h->ustack_max > I915_STALL_USTACK_MAX)
+		return fail(d, base + HOFF(ustack_max), "ustack_max %u exceeds %u",
+			    h->ustack_max, I915_STALL_USTACK_MAX);
+	if (h->cpu_table_offset < h->header_size || h->cpu_table_offset % 8)
+		return fail(d, base + HOFF(cpu_table_offset),
+			    "cpu_table_offset %llu overlaps the header or is misaligned",
+			    (unsigned long long)h->cpu_table_offset);
+	if (h->cpu_table_offset > MAX_PREFIX)
+		return fail(d, base + HOFF(cpu_table_offset), "cpu_table_offset %llu too large",
+			    (unsigned long long)h->cpu_table_offset);
+	tab_end = h->cpu_table_offset + (uint64_t)h->cpu_count * h->cpu_entry_size;
+	if (h->records_offset < tab_end || h->records_offset % 8)
+		return fail(d, base + HOFF(records_offset),
+			    "records_offset %llu overlaps the CPU table (ends at %llu) or is misaligned",
+			    (unsigned long long)h->records_offset, (unsigned long long)tab_end);
+	if (h->records_offset > MAX_PREFIX)
+		return fail(d, base + HOFF(records_offset), "records_offset %llu too large",
+			    (unsigned long long)h->records_offset);
+	if (h->record_count > (UINT64_MAX - h->records_offset) / h->record_size)
+		return fail(d, base + HOFF(record_count), "record_count %llu impossibly large",
+			    (unsigned long long)h->record_count);
+	if (need && h->records_offset > MAX_STREAM_PREFIX)
+		return fail(d, base + HOFF(records_offset), "records_offset %llu too large to stream",
+			    (unsigned long long)h->records_offset);
+	if (need && size < h->records_offset) {
+		*need = h->records_offset;
+		return 1;
+	}
+	if (h->cpu_table_offset > size)
+		return fail(d, base + size, "truncated before the CPU table (at %llu)",
+			    (unsigned long long)h->cpu_table_offset);
+	if (tab_end > size)
+		return fail(d, base + size, "truncated in the CPU table (%u entries end at %llu)",
+			    h->cpu_count, (unsigned long long)tab_end);
+	rec_end = h->records_offset + h->record_count * h->record_size;
+	if (!need && rec_end > size)
+		return fail(d, base + size,
+			    "truncated: %llu records of %u bytes from offset %llu need %llu bytes, have %zu",
+			    (unsigned long long)h->record_count, h->record_size,
+			    (unsigned long long)h->records_offset,
+			    (unsigned long long)(base + rec_end), (size_t)(base + size));
+	f->end = rec_end;
+
+	f->cpus = xcalloc(h->cpu_count, sizeof(*f->cpus));
+	for (i = 0; i < h->cpu_count; i++) {
+		uint64_t off = h->cpu_table_offset + (uint64_t)i * h->cpu_entry_size;
+		struct i915_stall_cpu_entry *c = &f->cpus[i];
+
+		memcpy(c, buf + off, sizeof(*c));
+		if (i && c->cpu <= f->cpus[i - 1].cpu) {
+			fail(d, base + off + COFF(cpu), "CPU table not in ascending CPU order (cpu %u after %u)",
+			     c->cpu, f->cpus[i - 1].cpu);
+			goto err;
+		}
+		if (c->cpu > 0xffff) {
+			fail(d, base + off + COFF(cpu), "cpu %u does not fit a record's cpu field", c->cpu);
+			goto err;
+		}
+		if (c->emitted > c->recorded || c->overwritten > c->recorded - c->emitted ||
+		    c->torn != c->recorded - c->emitted - c->overwritten) {
+			fail(d, base + off,
+			     "cpu %u: recorded %llu != emitted %llu + overwritten %llu + torn %llu",
+			     c->cpu, (unsigned long long)c->recorded, (unsigned long long)c->emitted,
+			     (unsigned long long)c->overwritten, (unsigned long long)c->torn);
+			goto err;
+		}
+		if (c->emitted > h->record_count - emitted) {
+			fail(d, base + off + COFF(emitted),
+			     "cpu %u: emitted counts exceed record_count %llu", c->cpu,
+			     (unsigned long long)h->record_count);
+			goto err;
+		}
+		emitted += c->emitted;
+		f->lost_overwritten += c->overwritten;
+		f->lost_torn += c->torn;
+		f->lost_dropped += c->dropped;
+		f->recorded += c->recorded;
+	}
+	if (emitted != h->record_count) {
+		fail(d, base + HOFF(record_count),
+		     "record_count %llu != %llu records emitted by the CPU table",
+		     (unsigned long long)h->record_count, (unsigned long long)emitted);
+		goto err;
+	}
+	return 0;
+err:
+	free(f->cpus);
+	f->cpus = NULL;
+	return -1;
+}
+
+int stall_file_open(struct stall_file *f, const char *name, const unsigned char *buf,
+		    size_t size, uint64_t base, struct diag *d)
+{
+	return open_common(f, name, buf, size, base, d, NULL);
+}
+
+int stall_file_open_stream(struct stall_file *f, const char *name, const unsigned char *buf,
+			   size_t size, uint64_t base, struct diag *d, uint64_t *need)
+{
+	*need = 0;
+	return open_common(f, name, buf, size, base, d, need);
+}
+
+void stall_file_close(struct stall_file *f)
+{
+	free(f->cpus);
+	f->cpus = NULL;
+}
+
+void stall_iter_init(struct stall_iter *it, const struct stall_file *f)
+{
+	memset(it, 0, sizeof(*it));
+	it->f = f;
+	it->cpu_idx = 0;
+	it->left = f->hdr.cpu_count ? f->cpus[0].emitted : 0;
+}
+
+int stall_iter_next(struct stall_iter *it, struct i915_stall_record *r, struct diag *d)
+{
+	const struct stall_file *f = it->f;
+	const struct i915_stall_file_header *h = &f->hdr;
+
+	if (it->next >= h->record_count)
+		return 0;
+	/* stall_file_open() checked that the emitted counts sum up, so a
+	 * group with records left exists. */
+	return stall_iter_take(it, f->buf + h->records_offset + it->next * h->record_size, r, d);
+}
+
+int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct i915_stall_record *r,
+		    struct diag *d)
+{
+	const struct stall_file *f = it->f;
+	const struct i915_stall_file_header *h = &f->hdr;
+	const struct i915_stall_cpu_entry *c;
+	uint64_t off;
+
+	if (it->next >= h->record_count)
+		return fail(d, f->base + h->records_offset + it->next * h->record_size,
+			    "more records than record_count %llu", (unsigned long long)h->record_count);
+	while (it->left == 0 && it->cpu_idx + 1 < h->cpu_count) {
+		it->cpu_idx++;
+		it->have_seq = false;
+		it->left = f->cpus[it->cpu_idx].emitted;
+	}
+	c = &f->cpus[it->cpu_idx];
+	off = f->base + h->records_offset + it->next * h->record_size;
+	memcpy(r, p, sizeof(*r));
+	if (r->cpu != c->cpu)
+		return fail(d, off + ROFF(cpu),
+			    "record %llu: cpu %u, but the CPU table says the next %llu records are cpu %u's",
+			    (unsigned long long)it->next, r->cpu, (unsigned long long)it->left, c->cpu);
+	if (it->have_seq && r->seq <= it->last_seq)
+		return fail(d, off + ROFF(seq), "record %llu: seq %llu not after %llu on cpu %u",
+			    (unsigned long long)it->next, (unsigned long long)r->seq,
+			    (unsigned long long)it->last_seq, c->cpu);
+	if (r->kstack_depth > h->kstack_max)
+		return fail(d, off + ROFF(kstack_depth), "record %llu: kstack_depth %u exceeds kstack_max %u",
+			    (unsigned long long)it->next, r->kstack_depth, h->kstack_max);
+	if (r->ustack_depth > h->ustack_max)
+		return fail(d, off + ROFF(ustack_depth), "record %llu: ustack_depth %u exceeds ustack_max %u",
+			    (unsigned long long)it->next, r->ustack_depth, h->ustack_max);
+	/* Not structural: keep the record, say so once per file. */
+	if (r->spin_ns > r->duration_ns && !it->warned_spin) {
+		warnx_("%s: offset %llu: record %llu: spin_ns %llu exceeds duration_ns %llu",
+		       f->name, (unsigned long long)(off + ROFF(spin_ns)),
+		       (unsigned long long)it->next, (unsigned long long)r->spin_ns,
+		       (unsigned long long)r->duration_ns);
+		it->warned_spin = true;
+	}
+	/* Entries past the depth are not data: never let them leak out. */
+	memset(r->kstack + r->kstack_depth, 0, (I915_STALL_KSTACK_MAX - r->kstack_depth) * sizeof(__u64));
+	memset(r->ustack + r->ustack_depth, 0, (I915_STALL_USTACK_MAX - r->ustack_depth) * sizeof(__u64));
+	it->last_seq = r->seq;
+	it->have_seq = true;
+	it->left--;
+	it->next++;
+	return 1;
+}
+
+/* Site names come from the format header, whichever way it spells them. */
+const char *site_name(unsigned int site)
+{
+#ifdef I915_STALL_SITES
+#define SITE_CASE(e, v, n) case v: return n;
+	switch (site) {
+	I915_STALL_SITES(SITE_CASE)
+	default: return NULL;
+	}
+#undef SITE_CASE
+#else
+	return i915_stall_site_name(site);
+#endif
+}
+
+int site_parse(const char *s)
+{
+	char *end;
+	long v;
+	unsigned int i;
+
+	for (i = 1; i < 256; i++)
+		if (site_name(i) && !strcmp(s, site_name(i)))
+			return (int)i;
+	v = strtol(s, &end, 0);
+	if (*s && !*end && v >= 0 && v <= 0xffff)
+		return (int)v;
+	return -1;
+}
+
+const char *outcome_name(unsigned int o)
+{
+	switch (o) {
+	case I915_STALL_COMPLETED: return "completed";
+	case I915_STALL_TIMEDOUT: return "timedout";
+	case I915_STALL_INTERRUPTED: return "interrupted";
+	case I915_STALL_ERROR: return "error";
+	default: return NULL;
+	}
+}
+
+const char *engine_class_name(unsigned int c)
+{
+	static const char *const n[] = { "rcs", "bcs", "vcs", "vecs", "ccs" };
+
+	return c < sizeof(n) / sizeof(n[0]) ? n[c] : NULL;
+}

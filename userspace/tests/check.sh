@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# make check: the whole reader suite, then the same suite under ASan+UBSan,
+# a bounded libFuzzer run, a clang build and the man page lint.
+#   check.sh RESULTS
+set -u
+RES=$1
+U=$(cd "$(dirname "$0")/.." && pwd)
+B=$U/build
+W=$B/test
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+mkdir -p "$W"
+: > "$RES"
+
+line() { echo "$1 $2" >> "$RES"; echo "$1 $2"; }
+
+# fixtures (compiled test programs, fake kernel images)
+if bash "$U/tests/fixtures.sh" "$W/fx" > "$W/fixtures.log" 2>&1; then
+	line ok fixtures_build
+else
+	line "not ok" fixtures_build
+	sed 's/^/#   /' "$W/fixtures.log"
+fi
+
+# 1. the suite
+bash "$U/tests/run.sh" "$U/i915-stalls" "$W/plain.results" "$W/plain" "$W/fx"
+cat "$W/plain.results" >> "$RES"
+
+# 2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
+make -s -C "$U" asan > "$W/asan-build.log" 2>&1 || cat "$W/asan-build.log"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:exitcode=99
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=99
+if bash "$U/tests/run.sh" "$B/asan/i915-stalls" "$W/asan.results" "$W/asan" "$W/fx" > "$W/asan.log" 2>&1 &&
+   ! grep -q "^not ok" "$W/asan.results"; then
+	line ok asan_ubsan_suite
+else
+	line "not ok" asan_ubsan_suite
+	grep -E "^not ok|ERROR: |runtime error" -A12 "$W/asan.log" | head -60 | sed 's/^/#   /'
+fi
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+# 3. libFuzzer on the decoders, bounded, seeded with the suite's dumps
+rm -rf "$W/corpus" "$W/fuzz-artifacts"
+mkdir -p "$W/corpus" "$W/fuzz-artifacts"
+find "$W/plain" -maxdepth 1 \( -name '*.bin' -o -name '*.ar' \) -size -200k -exec cp {} "$W/corpus/" \;
+make -s -C "$U" fuzz > "$W/fuzz-build.log" 2>&1 || cat "$W/fuzz-build.log"
+if [ "$(ls "$W/corpus" | wc -l)" -gt 3 ] && [ -x "$B/fuzz/fuzz_decode" ] &&
+   "$B/fuzz/fuzz_decode" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=1024 \
+	-artifact_prefix="$W/fuzz-artifacts/" -print_final_stats=1 "$W/corpus" > "$W/fuzz.log" 2>&1; then
+	line ok fuzz_decoder_${FUZZ_SECONDS}s
+else
+	line "not ok" fuzz_decoder_${FUZZ_SECONDS}s
+	tail -30 "$W/fuzz.log" | sed 's/^/#   /'
+fi
+
+# 4. clang builds it too, warnings as errors
+if make -s -C "$U" CC=clang BIN="$B/i915-stalls-clang" "$B/i915-stalls-clang" > "$W/clang.log" 2>&1 &&
+   "$B/i915-stalls-clang" --version > /dev/null; then
+	line ok build_clang
+else
+	line "not ok" build_clang
+	sed 's/^/#   /' "$W/clang.log" | head -30
+fi
+
+# 5. the man page
+if mandoc -T lint "$U/i915-stalls.1" > "$W/mandoc.log" 2>&1; then
+	line ok man_page_lint
+else
+	line "not ok" man_page_lint
+	sed 's/^/#   /' "$W/mandoc.log"
+fi
+
+# 6. every exit status and option in --help is in the man page
+ok=1
+for s in 0 1 2 64 125 128; do
+	grep -q "^\.It Sy $s\$" "$U/i915-stalls.1" || { echo "#   man page lacks exit status $s"; ok=0; }
+done
+for o in $("$U/i915-stalls" --help | grep -oE -- '--[a-z0-9-]+' | sort -u); do
+	grep -qF -- "${o#--}" "$U/i915-stalls.1" || { echo "#   man page lacks $o"; ok=0; }
+done
+if [ $ok = 1 ]; then line ok man_page_complete; else line "not ok" man_page_complete; fi
+
+nok=$(grep -c '^ok ' "$RES")
+nnok=$(grep -c '^not ok ' "$RES")
+echo "reader: $nok ok, $nnok not ok"
+[ "$nnok" = 0 ]

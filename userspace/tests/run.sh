@@ -1,0 +1,952 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The reader's test suite.
+#   run.sh BIN RESULTS WORKDIR FIXTURES
+# Writes one "ok NAME" / "not ok NAME" line per test to RESULTS; exits 1 if
+# any test failed.  UPDATE_GOLDEN=1 rewrites tests/golden/ instead of
+# comparing (review the diff before committing it).
+set -u
+BIN=$(realpath "$1")
+RES=$2
+W=$3
+FX=$(realpath "$4")
+HERE=$(cd "$(dirname "$0")" && pwd)
+MK=$HERE/../build/mkstall
+SPECS=$HERE/specs
+GOLD=$HERE/golden
+KS=$SPECS/kallsyms.golden
+export LC_ALL=C TZ=UTC
+unset DEBUGINFOD_URLS
+
+rm -rf "$W"
+mkdir -p "$W"
+W=$(realpath "$W")
+: > "$RES"
+npass=0
+nfail=0
+
+# ------------------------------------------------------------------ harness
+
+t() {
+	local name=$1
+	shift
+	local rc
+	# not in a || or && list: that would switch set -e off inside
+	( set -e; "$@" ) > "$W/why" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		echo "ok $name" >> "$RES"
+		echo "ok $name"
+		npass=$((npass + 1))
+	else
+		echo "not ok $name" >> "$RES"
+		echo "not ok $name"
+		sed "s/^/#   /" "$W/why" | tail -25
+		nfail=$((nfail + 1))
+	fi
+}
+
+# run WANT_RC ARGS...: stdout in $W/out, stderr in $W/err
+run() {
+	local want=$1 rc=0
+	shift
+	"$BIN" "$@" > "$W/out" 2> "$W/err" || rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "exit status $rc, expected $want: i915-stalls $*"
+		head -30 "$W/err"
+		return 1
+	fi
+}
+
+has() {
+	grep -qF -- "$2" "$1" || { echo "not found in $(basename "$1"): $2"; head -60 "$1"; return 1; }
+}
+
+hasnt() {
+	! grep -qF -- "$2" "$1" || { echo "unexpected in $(basename "$1"): $2"; return 1; }
+}
+
+# has_re FILE ERE
+has_re() {
+	grep -qE -- "$2" "$1" || { echo "no match in $(basename "$1"): $2"; head -60 "$1"; return 1; }
+}
+
+eq() {
+	[ "$1" = "$2" ] || { echo "expected '$2', got '$1'"; return 1; }
+}
+
+mk() { # mk OUT < spec
+	"$MK" "$1"
+}
+
+jq_() { # jq_ FILE PYEXPR (d = the document)
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+json_ok() {
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" ||
+		{ echo "invalid JSON: $1"; head -c 2000 "$1"; return 1; }
+}
+
+golden() { # golden NAME FILE
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$2" "$GOLD/$1"
+		return 0
+	fi
+	diff -u "$GOLD/$1" "$2" || { echo "differs from golden $1"; return 1; }
+}
+
+mono_ns() {
+	python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'
+}
+
+# bad WANT_OFFSET WANT_TEXT: the last run failed with status 2, named the
+# file and the byte offset
+bad() {
+	local f=$1 off=$2 text=$3
+	run 2 --offline "$f"
+	has "$W/err" "$f: offset $off: "
+	has "$W/err" "$text"
+	[ ! -s "$W/out" ] || { echo "stdout not empty"; return 1; }
+}
+
+# ------------------------------------------------------------------ fixtures
+
+mk "$W/golden.bin" < "$SPECS/golden.spec"
+
+# ------------------------------------------------------------------ decode
+
+t_help() {
+	run 0 --help
+	has "$W/out" "Exit status:"
+	has "$W/out" "125 (skip)"
+	run 0 -V
+	has "$W/out" "stall format 1.0"
+}
+
+t_usage() {
+	run 64 --bogus
+	has "$W/err" "Try 'i915-stalls --help'"
+	run 64 -F xml "$W/golden.bin"
+	run 64 --pid abc "$W/golden.bin"
+	run 64 --site nosuchsite "$W/golden.bin"
+	run 64 diff "$W/golden.bin"
+}
+
+t_decode_counts() {
+	run 1 --offline -F json "$W/golden.bin"
+	json_ok "$W/out"
+	eq "$(jq_ "$W/out" 'd["count"]')" 6
+	eq "$(jq_ "$W/out" 'd["total_ns"]')" 14120000
+	eq "$(jq_ "$W/out" 'len(d["inputs"][0]["cpus"])')" 4
+	eq "$(jq_ "$W/out" '[s["seq"] for s in d["stalls"]]')" "[0, 10, 0, 11, 1, 0]"
+}
+
+t_no_input() {
+	run 2 --offline /nonexistent/stalls.bin
+	has "$W/err" "/nonexistent/stalls.bin: No such file or directory"
+}
+
+t_stdin() {
+	local rc=0
+	"$BIN" --offline --kallsyms "$KS" -F json - < "$W/golden.bin" > "$W/out" 2> "$W/err" || rc=$?
+	eq $rc 1
+	eq "$(jq_ "$W/out" 'd["count"]')" 6
+	eq "$(jq_ "$W/out" 'd["inputs"][0]["file"]')" "<stdin>"
+	cat "$W/golden.bin" | "$BIN" --offline summary - > "$W/out" 2>&1 || true
+	has "$W/out" "6 stalls, 14.120 ms stalled"
+}
+
+t_merge_inputs() {
+	printf 'rec cpu=0 start=1 dur=5000 comm=other\n' | mk "$W/m2.bin"
+	run 1 --offline -F json "$W/golden.bin" "$W/m2.bin"
+	eq "$(jq_ "$W/out" 'd["count"]')" 7
+	eq "$(jq_ "$W/out" 'len(d["inputs"])')" 2
+	eq "$(jq_ "$W/out" 'd["stalls"][0]["comm"] + str(d["stalls"][0]["input"])')" "other1"
+	# the same two files concatenated, as `cat dri/*/i915_stalls` makes
+	cat "$W/golden.bin" "$W/m2.bin" > "$W/cat.bin"
+	run 1 --offline -F json "$W/cat.bin"
+	eq "$(jq_ "$W/out" 'd["count"]')" 7
+	eq "$(jq_ "$W/out" 'd["inputs"][1]["offset"]')" "$(stat -c %s "$W/golden.bin")"
+}
+
+t_newer_minor() {
+	# a 1.1 writer: bigger header, CPU entries and records
+	sed 's/^header /header version_minor=1 header_size=320 cpu_entry_size=64 record_size=704 /' \
+		"$SPECS/golden.spec" | mk "$W/minor.bin"
+	run 1 --offline --kallsyms "$KS" "$W/minor.bin"
+	sed 1d "$W/out" > "$W/minor.txt"
+	run 1 --offline --kallsyms "$KS" "$W/golden.bin"
+	sed 1d "$W/out" > "$W/base.txt"
+	diff -u "$W/base.txt" "$W/minor.txt"
+	run 1 --offline --kallsyms "$KS" -F json "$W/minor.bin"
+	eq "$(jq_ "$W/out" 'd["inputs"][0]["version"]')" "1.1"
+}
+
+t_empty_log() {
+	printf 'header flags=0\ncpu 0\ncpu 1\n' | mk "$W/empty.bin"
+	run 0 --offline "$W/empty.bin"
+	has "$W/out" "# 0 stalls shown"
+	has "$W/out" "log disabled"
+	has "$W/out" "# no stalls lost"
+	run 0 --offline -F json summary "$W/empty.bin"
+	json_ok "$W/out"
+	run 0 --offline -F folded "$W/empty.bin"
+	[ ! -s "$W/out" ]
+}
+
+# ------------------------------------------------------------------ bad input
+# Each class: exit status 2, the file and the byte offset named.
+
+H=288
+t_bad_empty() { : > "$W/b.bin"; bad "$W/b.bin" 0 "empty input"; }
+t_bad_short_magic() { printf 'I915' > "$W/b.bin"; bad "$W/b.bin" 4 "no room for the magic"; }
+t_bad_magic() { printf 'header magic=NOTSTALL\n' | mk "$W/b.bin"; bad "$W/b.bin" 0 "bad magic"; }
+t_bad_version() { printf 'header version_major=2\n' | mk "$W/b.bin"; bad "$W/b.bin" 8 "unsupported format version 2.0"; }
+t_bad_header_size() { printf 'header header_size=100\n' | mk "$W/b.bin"; bad "$W/b.bin" 12 "header_size 100"; }
+t_bad_header_truncated() {
+	printf 'truncate 200\n' | mk "$W/b.bin"
+	bad "$W/b.bin" 200 "truncated in the file header"
+}
+t_bad_record_size() { printf 'header record_size=632\n' | mk "$W/b.bin"; bad "$W/b.bin" 16 "record_size 632 invalid"; }
+t_bad_cpu_entry_size() { printf 'header cpu_entry_size=40\n' | mk "$W/b.bin"; bad "$W/b.bin" 20 "cpu_entry_size 40 invalid"; }
+t_bad_cpu_count_zero() { printf 'header cpu_count=0\n' | mk "$W/b.bin"; bad "$W/b.bin" 24 "cpu_count 0"; }
+t_bad_cpu_count_lies() {
+	# says 1000 CPUs, has 2
+	printf 'header cpu_count=1000\ncpu 0\ncpu 1\n' | mk "$W/b.bin"
+	bad "$W/b.bin" 40 "records_offset 384 overlaps the CPU table (ends at 48288)"
+	# ... and with records_offset to match: the file is too short
+	printf 'header cpu_count=1000 records_offset=48288\ncpu 0\ncpu 1\ntruncate 1000\n' | mk "$W/b.bin"
+	bad "$W/b.bin" 1000 "truncated in the CPU table (1000 entries end at 48288)"
+}
+t_bad_clock() { printf 'header clock_id=0\n' | mk "$W/b.bin"; bad "$W/b.bin" 28 "clock_id 0"; }
+t_bad_kstack_max() { printf 'header kstack_max=64\n' | mk "$W/b.bin"; bad "$W/b.bin" 88 "kstack_max 64 exceeds 32"; }
+t_bad_records_offset() {
+	printf 'header records_offset=296\ncpu 0\n' | mk "$W/b.bin"
+	bad "$W/b.bin" 40 "records_offset 296 overlaps"
+}
+t_bad_record_count_lies() {
+	printf 'header record_count=5\nrec cpu=0 dur=10\nrec cpu=0 dur=10\ncpu 0 emitted=5\n' | mk "$W/b.bin"
+	bad "$W/b.bin" $((H + 48 + 2 * 640)) "truncated: 5 records of 640 bytes"
+}
+t_bad_record_count_small() {
+	printf 'header record_count=1\nrec cpu=0 dur=10\nrec cpu=0 dur=10\ncpu 0 emitted=1\n' | mk "$W/b.bin"
+	bad "$W/b.bin" $((H + 48 + 640)) "trailing data"
+}
+t_bad_emitted_sum() {
+	printf 'rec cpu=0 dur=10\nrec cpu=1 dur=10\ncpu 1 emitted=0 recorded=0\n' | mk "$W/b.bin"
+	bad "$W/b.bin" 48 "record_count 2 != 1 records emitted"
+}
+t_bad_accounting() {
+	printf 'cpu 0 recorded=10 overwritten=2\nrec cpu=0 dur=10\n' | mk "$W/b.bin"
+	bad "$W/b.bin" $H "cpu 0: recorded 10 != emitted 1 + overwritten 2 + torn 0"
+}
+t_bad_cpu_order() {
+	printf 'cpu 0 id=1\ncpu 1 id=1\n' | mk "$W/b.bin"
+	bad "$W/b.bin" $((H + 48 + 40)) "not in ascending CPU order"
+}
+t_bad_kstack_depth() {
+	printf 'rec cpu=0 dur=10 kdepth=33\n' | mk "$W/b.bin"
+	bad "$W/b.bin" $((H + 48 + 91)) "kstack_depth 33 exceeds kstack_max 32"
+}
+t_bad_ustack_depth() {
+	printf 'header ustack_max=4\nrec cpu=0 dur=10 u=1,2,3,4,5\n' | mk "$W/b.bin"
+	bad "$W/b.bin" $((H + 48 + 92)) "ustack_depth 5 exceeds ustack_max 4"
+}
+t_bad_record_cpu() {
+	printf 'rec cpu=0 dur=10\ncpu 0\ncpu 1\npoke %d 2 1\n' $((H + 96 + 84)) | mk "$W/b.bin"
+	bad "$W/b.bin" $((H + 96 + 84)) "record 0: cpu 1, but the CPU table says"
+}
+t_bad_seq_order() {
+	printf 'rec cpu=0 seq=5 dur=10\nrec cpu=0 seq=5 dur=10\n' | mk "$W/b.bin"
+	bad "$W/b.bin" $((H + 48 + 640)) "record 1: seq 5 not after 5"
+}
+t_odd_spin_kept() {
+	# spin longer than the wait: not structural, so a warning, once
+	printf 'rec cpu=0 dur=10 spin=11\nrec cpu=0 dur=10 spin=12\n' | mk "$W/b.bin"
+	run 0 --offline -F json "$W/b.bin"
+	eq "$(jq_ "$W/out" 'd["count"]')" 2
+	has "$W/err" "b.bin: offset $((H + 48 + 24)): record 0: spin_ns 11 exceeds duration_ns 10"
+	eq "$(grep -c exceeds "$W/err")" 1
+}
+t_bad_trailing() {
+	printf 'rec cpu=0 dur=10\n' | mk "$W/b.bin"
+	printf 'junk' >> "$W/b.bin"
+	bad "$W/b.bin" $((H + 48 + 640)) "4 bytes of trailing data"
+}
+
+# Every prefix of a valid file is rejected cleanly (exit 2, never a crash).
+t_bad_truncated_everywhere() {
+	printf 'cpu 0\ncpu 1\nrec cpu=0 dur=10 k=1,2\nrec cpu=1 dur=20 u=3\n' | mk "$W/full.bin"
+	local size n rc
+	size=$(stat -c %s "$W/full.bin")
+	for n in $(seq 0 7 $((size - 1))) $((size - 1)); do
+		head -c "$n" "$W/full.bin" > "$W/cut.bin"
+		rc=0
+		"$BIN" --offline "$W/cut.bin" > /dev/null 2> "$W/err" || rc=$?
+		[ $rc = 2 ] || { echo "prefix $n: exit $rc"; cat "$W/err"; return 1; }
+		grep -q "cut.bin: offset [0-9]*: " "$W/err" || { echo "prefix $n: no offset"; cat "$W/err"; return 1; }
+	done
+}
+
+# ------------------------------------------------------------------ streaming
+
+t_stream_report() {
+	# one CPU, records in time order: --stream prints what the sorted
+	# report prints
+	printf 'header kernel_anchor_addr=0xffffffff81000000\ncpu 0 overwritten=1\nrec cpu=0 start=10 dur=100 k=0xffffffff81000105\nrec cpu=0 start=20 dur=300 comm=b\nrec cpu=0 start=30 dur=200 comm=c\n' | mk "$W/s.bin"
+	run 0 --offline --kallsyms "$KS" "$W/s.bin"
+	grep -v "stalls shown" "$W/out" > "$W/sorted.txt"
+	run 0 --offline --kallsyms "$KS" --stream "$W/s.bin"
+	has "$W/out" "# 3 stalls shown"
+	grep -v "stalls shown" "$W/out" > "$W/streamed.txt"
+	diff -u "$W/sorted.txt" "$W/streamed.txt"
+	has "$W/out" "# LOST 1 stalls"
+	# filters, concatenated files, stdin
+	cat "$W/s.bin" "$W/s.bin" > "$W/ss.bin"
+	local rc=0
+	"$BIN" --offline --stream --comm c - < "$W/ss.bin" > "$W/out" 2> "$W/err" || rc=$?
+	eq $rc 0
+	eq "$(grep -c 'site request_wait' "$W/out")" 2
+	has "$W/out" "# 2 stalls shown"
+	run 64 --offline --stream -F json "$W/s.bin"
+	run 64 --offline --stream summary "$W/s.bin"
+}
+
+maxrss_kb() { # maxrss_kb ARGS...: peak RSS of one reader run, in KiB
+	python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$BIN" "$@"
+}
+
+t_stream_bounded_memory() {
+	# 60000 records (38 MB): --stream keeps one record, the sorted
+	# report all of them
+	awk 'BEGIN { for (i = 1; i <= 60000; i++) printf "rec cpu=0 start=%d dur=1000 k=0xffffffff81000105\n", i }' |
+		mk "$W/big.bin"
+	local all one
+	all=$(maxrss_kb --offline "$W/big.bin")
+	one=$(maxrss_kb --offline --stream "$W/big.bin")
+	echo "peak RSS: sorted $all KiB, streamed $one KiB"
+	[ "$one" -lt $((all / 3)) ]
+	[ "$all" -gt 38000 ]
+}
+
+t_stream_bad_input() {
+	printf 'rec cpu=0 dur=10\nrec cpu=0 dur=10\n' | mk "$W/s.bin"
+	local size n rc
+	size=$(stat -c %s "$W/s.bin")
+	for n in 0 5 100 300 400 $((size - 1)); do
+		head -c $n "$W/s.bin" > "$W/cut.bin"
+		rc=0
+		"$BIN" --offline --stream "$W/cut.bin" > /dev/null 2> "$W/err" || rc=$?
+		[ $rc = 2 ] || { echo "prefix $n: exit $rc"; cat "$W/err"; return 1; }
+	done
+	run 2 --offline --stream "$W/cut.bin"
+	has "$W/err" "cut.bin: offset $((size - 1)): truncated in a record"
+	printf 'header version_major=3\n' | mk "$W/b.bin"
+	run 2 --offline --stream "$W/b.bin"
+	has "$W/err" "b.bin: offset 8: unsupported format version 3.0"
+	printf 'rec cpu=0 dur=10 seq=3\nrec cpu=0 dur=10 seq=2\n' | mk "$W/b.bin"
+	run 2 --offline --stream "$W/b.bin"
+	has "$W/err" "b.bin: offset $((H + 48 + 640)): record 1: seq 2 not after 3"
+	cat "$W/s.bin" > "$W/t.bin"
+	printf 'junk' >> "$W/t.bin"
+	run 2 --offline --stream "$W/t.bin"
+	has "$W/err" "t.bin: offset $size: trailing data"
+	: > "$W/e.bin"
+	run 2 --offline --stream "$W/e.bin"
+	has "$W/err" "e.bin: offset 0: empty input"
+}
+
+# ------------------------------------------------------------------ losses
+
+t_loss_shown() {
+	run 1 --offline --kallsyms "$KS" "$W/golden.bin"
+	has "$W/out" "# LOST 6 stalls: overwritten 2, torn 1, dropped 3 (of 9 recorded)"
+	run 1 --offline --kallsyms "$KS" summary "$W/golden.bin"
+	has "$W/out" "# LOST 6 stalls"
+	has_re "$W/out" "^ +2 +2 +1 +0 +1 +3  LOST$"
+	run 1 --offline --kallsyms "$KS" -F json summary "$W/golden.bin"
+	eq "$(jq_ "$W/out" 'd["lost"]')" "{'overwritten': 2, 'torn': 1, 'dropped': 3, 'total': 6}"
+	has "$W/err" "LOST 6 stalls"
+	run 1 --offline --kallsyms "$KS" -F folded "$W/golden.bin"
+	has "$W/err" "LOST 6 stalls"
+	hasnt "$W/out" "LOST"
+	run 1 --offline --kallsyms "$KS" -F svg "$W/golden.bin"
+	has "$W/out" "LOST 6 stalls"
+}
+
+# ------------------------------------------------------------------ filters
+
+count_with() {
+	run "$1" --offline -F json "$W/golden.bin" "${@:3}"
+	eq "$(jq_ "$W/out" 'd["count"]')" "$2"
+}
+
+t_filter_pid() { count_with 1 3 --pid 100; count_with 1 4 --pid 100 --pid 500; }
+t_filter_tid() { count_with 1 2 --tid 101; }
+t_filter_comm() { count_with 1 1 --comm kworker/u8:1; count_with 0 0 --comm nobody; }
+t_filter_site() { count_with 1 2 --site request_wait; count_with 1 1 --site 9; count_with 1 1 --site 3; }
+t_filter_min_us() { count_with 1 3 --min-us 1500; count_with 1 1 --min-us 9000; }
+
+# ------------------------------------------------------------------ goldens
+
+t_golden_report() {
+	run 1 --offline --kallsyms "$KS" "$W/golden.bin"
+	sed "s|$W/||" "$W/out" > "$W/g"
+	golden report.txt "$W/g"
+}
+
+t_golden_summary() {
+	run 1 --offline --kallsyms "$KS" summary "$W/golden.bin"
+	sed "s|$W/||" "$W/out" > "$W/g"
+	golden summary.txt "$W/g"
+}
+
+t_golden_folded() {
+	run 1 --offline --kallsyms "$KS" -F folded "$W/golden.bin"
+	golden folded.txt "$W/out"
+	# flamegraph.pl / inferno: "frames count", sorted, integer counts
+	LC_ALL=C sort -c "$W/out"
+	! grep -vE '^[^ ;][^;]*(;[^;]+)* [0-9]+$' "$W/out"
+	run 1 --offline --kallsyms "$KS" -F folded --weight=count --folded-root=comm "$W/golden.bin"
+	golden folded-count.txt "$W/out"
+}
+
+t_golden_json() {
+	run 1 --offline --kallsyms "$KS" -F json "$W/golden.bin"
+	json_ok "$W/out"
+	sed "s|$W/||" "$W/out" > "$W/g"
+	golden report.json "$W/g"
+	run 1 --offline --kallsyms "$KS" -F json summary "$W/golden.bin"
+	json_ok "$W/out"
+	sed "s|$W/||" "$W/out" > "$W/g"
+	golden summary.json "$W/g"
+}
+
+t_golden_svg() {
+	run 1 --offline --kallsyms "$KS" -F svg "$W/golden.bin"
+	golden flame.svg "$W/out"
+	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$W/out"
+	hasnt "$W/out" "<script"
+	hasnt "$W/out" "href"
+	has "$W/out" "i915_request_wait_[k]"
+}
+
+t_json_escaping() {
+	run 1 --offline -F json "$W/golden.bin" --comm "$(printf 'we;ird\001\303\251')"
+	json_ok "$W/out"
+	has "$W/out" '"comm":"we;ird\u0001é"'
+	printf 'rec cpu=0 dur=10 comm=a"b\\x5cc\\xff\\x7f\n' | mk "$W/esc.bin"
+	run 0 --offline -F json "$W/esc.bin"
+	json_ok "$W/out"
+	has "$W/out" '"comm":"a\"b\\c\u00ff\u007f"'
+}
+
+t_json_stable_keys() {
+	run 1 --offline --kallsyms "$KS" -F json "$W/golden.bin"
+	eq "$(jq_ "$W/out" 'list(d.keys())')" "['format', 'version', 'inputs', 'lost', 'count', 'total_ns', 'stalls']"
+	eq "$(jq_ "$W/out" 'list(d["stalls"][1].keys())')" "['input', 'cpu', 'seq', 'start_ns', 'wall_time', 'duration_ns', 'spin_ns', 'pid', 'tid', 'comm', 'site', 'site_id', 'outcome', 'error', 'engine', 'fence', 'owner', 'timeout_ns', 'wait_flags', 'flags', 'caller', 'kstack', 'ustack']"
+	eq "$(jq_ "$W/out" 'd["stalls"][1]["kstack"][1]')" "{'addr': '0xffffffffc0a00234', 'symbol': 'i915_request_wait', 'offset': '0x34', 'module': 'i915', 'module_offset': None, 'reason': None}"
+	eq "$(jq_ "$W/out" 'd["stalls"][1]["ustack"][0]["reason"]')" "no maps"
+}
+
+# ------------------------------------------------------------------ kernel symbols
+
+t_kallsyms_modules() {
+	run 1 --offline --kallsyms "$KS" "$W/golden.bin"
+	has "$W/out" "#1  0xffffffffc0a00234 i915_request_wait+0x34 [i915]"
+	has "$W/out" "caller 0xffffffffc0a00610 i915_gem_wait_ioctl+0x10 [i915]"
+	# return address at a symbol's end: looked up at addr - 1
+	has "$W/out" "#3  0xffffffff81000480 dma_fence_default_wait+0x180"
+	hasnt "$W/out" "entry_SYSCALL_64"
+	# past the last symbol of the last module: unresolved, not e1000_intr
+	has "$W/out" "0xfffffffff0000000 [unknown: no symbol]"
+	# data symbols are never used
+	hasnt "$W/out" "some_data"
+}
+
+t_kallsyms_zeroed() {
+	sed 's/^ffffffff[0-9a-f]*/0000000000000000/' "$KS" > "$W/zero.ks"
+	run 1 --offline --kallsyms "$W/zero.ks" "$W/golden.bin"
+	has "$W/err" "all 10 kernel symbol addresses are zero (kptr_restrict)"
+	has "$W/err" "pass --kallsyms FILE or --vmlinux FILE"
+	has "$W/out" "0xffffffff81000105 [unknown: kallsyms zeroed]"
+	hasnt "$W/out" "schedule"
+}
+
+t_kallsyms_kaslr() {
+	# the same kernel booted with another KASLR offset (+0x1000000) and i915
+	# loaded elsewhere (+0x20000): kallsyms from the first boot still works
+	cat > "$W/k.spec" <<-EOF
+	header kernel_anchor=_stext kernel_anchor_addr=0xffffffff82000000 i915_anchor=i915_driver_probe i915_anchor_addr=0xffffffffc0a20000 flags=3
+	rec cpu=0 dur=10 k=0xffffffff82000105,0xffffffffc0a20234,0xffffffffc0b00010
+	EOF
+	mk "$W/k.bin" < "$W/k.spec"
+	run 1 --offline --kallsyms "$KS" "$W/k.bin"
+	has "$W/out" "0xffffffff82000105 schedule+0x5"
+	has "$W/out" "0xffffffffc0a20234 i915_request_wait+0x34 [i915]"
+	# other modules moved by an unknown amount: never a wrong name
+	has "$W/out" "0xffffffffc0b00010 [unknown: no symbol]"
+}
+
+t_vmlinux_kaslr_module() {
+	cat > "$W/v.spec" <<-EOF
+	header kernel_anchor=_stext kernel_anchor_addr=0xffffffff83a00000 i915_anchor=i915_driver_probe i915_anchor_addr=0xffffffffc0a00000 i915_text_base=0xffffffffc0a00000 i915_text_size=0x740 flags=3
+	rec cpu=0 dur=10 caller=0xffffffffc0a00640 k=0xffffffff83a00105,0xffffffff83a00401,0xffffffffc0a00234,0xffffffffc0a00501,0xffffffffc0a00711
+	EOF
+	mk "$W/v.bin" < "$W/v.spec"
+	run 0 --offline --vmlinux "$FX/vmlinux" --i915-module "$FX/i915.ko" "$W/v.bin"
+	has "$W/out" "0xffffffff83a00105 schedule+0x5"
+	has "$W/out" "0xffffffff83a00401 static_helper+0x1"
+	has "$W/out" "0xffffffffc0a00234 i915_request_wait+0x34 [i915]"
+	has "$W/out" "0xffffffffc0a00501 i915_gem_object_wait+0x1 [i915]"
+	has "$W/out" "caller 0xffffffffc0a00640 i915_gem_wait_ioctl+0x40 [i915]"
+	# .text.unlikely, placed as the module loader lays out text sections
+	has "$W/out" "0xffffffffc0a00711 i915_cold_path+0x11 [i915]"
+	hasnt "$W/out" "i915_init"
+	# a text base the layout does not reproduce: only .text is trusted
+	sed 's/i915_text_base=0xffffffffc0a00000/i915_text_base=0xffffffffc0900000/' "$W/v.spec" | mk "$W/v2.bin"
+	run 1 --offline -k "$FX/vmlinux" -m "$FX/i915.ko" "$W/v2.bin"
+	has "$W/err" "only the anchor's section is used"
+	has "$W/out" "0xffffffffc0a00234 i915_request_wait+0x34 [i915]"
+	has "$W/out" "0xffffffffc0a00711 [unknown: no symbol]"
+	# without i915.ko: a hint, and module frames unresolved but labelled
+	run 1 --offline -k "$FX/vmlinux" "$W/v.bin"
+	has "$W/err" "pass --i915-module i915.ko"
+	has "$W/out" "0xffffffffc0a00234 [unknown: no symbol] [i915]"
+	has "$W/out" "0xffffffff83a00105 schedule+0x5"
+}
+
+t_vmlinux_lines() {
+	local skip
+	skip=$(awk '/^schedule:/ { print NR + 2; exit }' "$HERE/fixture/vmlinux.S")	# its nop
+	printf 'header kernel_anchor_addr=0xffffffff82000000\nrec cpu=0 dur=10 k=0xffffffff82000105\n' | mk "$W/v.bin"
+	run 0 --offline -k "$FX/vmlinux" --lines "$W/v.bin"
+	has_re "$W/out" "#0  0xffffffff82000105 schedule\+0x5 at .*fixture/vmlinux\.S:$skip$"
+	run 0 --offline -k "$FX/vmlinux" "$W/v.bin"
+	hasnt "$W/out" "vmlinux.S"
+}
+
+t_vmlinux_builtin_i915() {
+	# i915 built in: everything in vmlinux
+	printf 'header kernel_anchor_addr=0xffffffff81000000 flags=1\nrec cpu=0 dur=10 k=0xffffffff81000300\n' | mk "$W/v.bin"
+	run 0 --offline -k "$FX/vmlinux" "$W/v.bin"
+	# a return address at a symbol's start belongs to the previous function;
+	# the offset printed is the recorded address's
+	has "$W/out" "0xffffffff81000300 schedule_timeout+0x100"
+}
+
+t_live_kallsyms() {
+	local stext sched
+	stext=$(awk '$3 == "_stext" {print $1; exit}' /proc/kallsyms)
+	sched=$(awk '$3 == "schedule" && $2 ~ /[tT]/ {print $1; exit}' /proc/kallsyms)
+	[ -n "$stext" ] && [ "$stext" != 0000000000000000 ] ||
+		{ echo "/proc/kallsyms unreadable or zeroed: run the tests as root"; return 1; }
+	printf 'header release=%s kernel_anchor_addr=0x%s\nrec cpu=0 dur=10 k=0x%x\n' \
+		"$(uname -r)" "$stext" $((0x$sched + 5)) | mk "$W/live.bin"
+	run 0 "$W/live.bin"
+	has "$W/out" "schedule+0x5"
+	# another kernel release: /proc/kallsyms is not used
+	printf 'header release=0.0-other\nrec cpu=0 dur=10 k=0x%x\n' $((0x$sched + 5)) | mk "$W/other.bin"
+	run 1 "$W/other.bin"
+	has "$W/err" "recorded on kernel 0.0-other"
+	has "$W/out" "[unknown: other kernel]"
+}
+
+# ------------------------------------------------------------------ user symbols
+
+# spawn EXE: start the fixture, wait until it printed its addresses
+spawn() {
+	rm -f "$W/fx.out"	# never read the previous fixture's output
+	"$1" > "$W/fx.out" &
+	FXPID=$!
+	trap "kill $FXPID 2>/dev/null || true" EXIT
+	local i
+	for i in $(seq 200); do
+		grep -q ready "$W/fx.out" 2>/dev/null && break
+		sleep 0.02
+	done
+	grep -q ready "$W/fx.out" || { echo "fixture $1 did not start"; return 1; }
+}
+
+fxaddr() { awk -v k="$1" '$1 == k {print $2}' "$W/fx.out"; }
+
+# user_dump OUT [extra header]: a record of the spawned process's stack
+user_dump() {
+	local u start
+	u="$(fxaddr pc),$(fxaddr fx_tail),$(fxaddr fx_mid),$(fxaddr fxlib_static),$(fxaddr fxlib_entry),$(fxaddr main)"
+	start=${START:-$(mono_ns)}
+	printf 'header release=%s snapshot_ns=1 %s\nrec cpu=0 start=%s dur=1000 pid=%s tgid=%s comm=fx u=%s\n' \
+		"$(uname -r)" "${2:-}" "$start" "$FXPID" "$FXPID" "$u" | mk "$1"
+}
+
+# the stack fx prints, as resolved frames
+expect_fx_stack() {
+	local out=$1 exe=$2 lib=${3:-full}
+	has_re "$out" "#0  0x[0-9a-f]+ fx_wait\+0x0 \(.*/$exe\)$"
+	has_re "$out" "#1  0x[0-9a-f]+ fx_tail\+0x[0-9a-f]+ \(.*/$exe\)$"
+	has_re "$out" "#2  0x[0-9a-f]+ fx_mid\+0x[0-9a-f]+ \(.*/$exe\)$"
+	if [ "$lib" = full ]; then
+		has_re "$out" "#3  0x[0-9a-f]+ fxlib_static\+0x[0-9a-f]+ \(.*/libfx.so\)$"
+	fi
+	has_re "$out" "#4  0x[0-9a-f]+ fxlib_entry\+0x[0-9a-f]+ \(.*/libfx.so\)$"
+	has_re "$out" "#5  0x[0-9a-f]+ main\+0x[0-9a-f]+ \(.*/$exe\)$"
+}
+
+t_user_pie() {
+	spawn "$FX/plain/fx-pie"
+	user_dump "$W/u.bin"
+	run 0 --kallsyms "$KS" "$W/u.bin"
+	expect_fx_stack "$W/out" fx-pie
+	# the offset printed is the original address's: fx_tail's return
+	# address is fx_mid+0 exactly (a call to a noreturn function ends
+	# fx_tail), found at address - 1
+	local tail_ret mid
+	tail_ret=$(fxaddr fx_tail)
+	has_re "$W/out" "#1  0x0*${tail_ret#0x} fx_tail\+0x"
+}
+
+t_user_lines() {
+	# --lines: the call site of each return address (address - 1)
+	local call_wait call_tail
+	call_wait=$(grep -n '^	fx_wait();' "$HERE/fixture/fx.c" | cut -d: -f1)
+	call_tail=$(grep -n '^	fx_tail();' "$HERE/fixture/fx.c" | cut -d: -f1)
+	spawn "$FX/dl/fx-dl"
+	user_dump "$W/u.bin"
+	run 1 --kallsyms "$KS" --lines "$W/u.bin"
+	has_re "$W/out" "#1  0x[0-9a-f]+ fx_tail\+0x[0-9a-f]+ \(.*/fx-dl\) at .*fixture/fx\.c:$call_wait$"
+	has_re "$W/out" "#2  0x[0-9a-f]+ fx_mid\+0x[0-9a-f]+ \(.*/fx-dl\) at .*fixture/fx\.c:$call_tail$"
+	run 1 --kallsyms "$KS" --lines -F json "$W/u.bin"
+	eq "$(jq_ "$W/out" 'd["stalls"][0]["ustack"][1]["line"]')" "$call_wait"
+	# without --lines, no line
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	hasnt "$W/out" "fx.c:"
+}
+
+# user frames vary in address, pid and (with the compiler) offset: the
+# golden keeps names, modules, reasons and layout
+normalize() {
+	sed -E -e "s|$FX/|FX/|g" -e "s|$W/|W/|g" -e 's/0x[0-9a-f]{6,16}/ADDR/g' \
+		-e 's/\+0x[0-9a-f]+/+OFF/g' -e 's/[0-9]+\.[0-9]{9} [0-9TZ:.-]+ /TIME /' \
+		-e "s/\b$FXPID\b/PID/g" -e "s/kernel $(uname -r),/kernel RELEASE,/" \
+		-e 's/"(start_ns|wall_time|snapshot_ns|release|offset|module_offset)":("[^"]*"|[0-9]+)/"\1":X/g' "$1"
+}
+
+t_golden_user() {
+	spawn "$FX/dynsym/fx-pie"
+	user_dump "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	normalize "$W/out" > "$W/g"
+	golden user-report.txt "$W/g"
+	run 1 --kallsyms "$KS" -F json "$W/u.bin"
+	json_ok "$W/out"
+	normalize "$W/out" > "$W/g"
+	golden user-report.json "$W/g"
+	run 1 --kallsyms "$KS" -F folded "$W/u.bin"
+	normalize "$W/out" > "$W/g"
+	golden user-folded.txt "$W/g"
+}
+
+t_user_nopie() {
+	spawn "$FX/plain/fx-nopie"
+	user_dump "$W/u.bin"
+	run 0 --kallsyms "$KS" "$W/u.bin"
+	expect_fx_stack "$W/out" fx-nopie
+}
+
+t_user_dynsym_only() {
+	spawn "$FX/dynsym/fx-pie"
+	user_dump "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	expect_fx_stack "$W/out" fx-pie stripped
+	# the static function is not blamed on the exported one before it
+	has_re "$W/out" "#3  0x[0-9a-f]+ \[libfx.so\+0x[0-9a-f]+\]$"
+	run 1 --kallsyms "$KS" -F json "$W/u.bin"
+	eq "$(jq_ "$W/out" 'd["stalls"][0]["ustack"][3]["reason"]')" "no symbol"
+}
+
+t_user_debuglink() {
+	spawn "$FX/dl/fx-dl"
+	user_dump "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	expect_fx_stack "$W/out" fx-dl stripped
+}
+
+t_user_debuglink_bad_crc() {
+	spawn "$FX/badcrc/fx-crc"
+	user_dump "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	has "$W/err" ".debug/fx-crc.debug: .gnu_debuglink CRC mismatch, ignored"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: stripped\] fx-crc\+0x[0-9a-f]+$"
+	hasnt "$W/out" "fx_wait"
+}
+
+t_user_build_id_symfs() {
+	spawn "$FX/bid/fx-bid"
+	user_dump "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: stripped\] fx-bid\+0x"
+	run 1 --kallsyms "$KS" --symfs "$FX/symfs" "$W/u.bin"
+	expect_fx_stack "$W/out" fx-bid stripped
+}
+
+t_user_minidebuginfo() {
+	spawn "$FX/mini/fx-mini"
+	user_dump "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	expect_fx_stack "$W/out" fx-mini stripped
+}
+
+t_user_deleted_file() {
+	# the binary is deleted while it runs: /proc/PID/maps says
+	# "(deleted)", /proc/PID/map_files still has the very file
+	mkdir -p "$W/del"
+	cp "$FX/plain/fx-pie" "$FX/plain/libfx.so" "$W/del/"
+	spawn "$W/del/fx-pie"
+	rm "$W/del/fx-pie"
+	user_dump "$W/u.bin"
+	run 0 --kallsyms "$KS" "$W/u.bin"
+	expect_fx_stack "$W/out" fx-pie
+	# record too: the archive gets its build-id
+	run 0 record -o "$W/del.ar" "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/del.ar"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: no file\] fx-pie\+0x"
+	local id
+	id=$(readelf -n "$FX/plain/fx-pie" | awk '/Build ID/ {print $3}')
+	mkdir -p "$W/dsfs/usr/lib/debug/.build-id/${id:0:2}"
+	cp "$FX/plain/fx-pie" "$W/dsfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}"
+	run 0 --kallsyms "$KS" --symfs "$W/dsfs" "$W/del.ar"
+	expect_fx_stack "$W/out" fx-pie
+}
+
+t_user_demangle() {
+	spawn "$FX/plain/fx-cpp"
+	printf 'header release=%s snapshot_ns=1\nrec cpu=0 start=%s dur=1000 pid=%s tgid=%s u=%s,%s\n' \
+		"$(uname -r)" "$(mono_ns)" "$FXPID" "$FXPID" "$(fxaddr pc)" "$(fxaddr ret)" | mk "$W/u.bin"
+	run 0 "$W/u.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ fx::detail::wait\(int\)\+0x0 \(.*/fx-cpp\)$"
+	has_re "$W/out" "#1  0x[0-9a-f]+ main\+0x"
+	run 0 -F folded "$W/u.bin"
+	has "$W/out" ";main;fx::detail::wait(int) 1"
+	run 0 --no-demangle "$W/u.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ _ZN2fx6detail4waitEi\+0x0 "
+}
+
+t_user_no_map() {
+	spawn "$FX/plain/fx-pie"
+	printf 'header release=%s snapshot_ns=1\nrec cpu=0 start=%s dur=10 pid=%s tgid=%s u=0x10,0x20\n' \
+		"$(uname -r)" "$(mono_ns)" "$FXPID" "$FXPID" | mk "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	has "$W/out" "#0  0x0000000000000010 [unknown: no map]"
+}
+
+t_user_process_gone() {
+	local p
+	sleep 0 & p=$!
+	wait $p
+	printf 'header release=%s snapshot_ns=1\nrec cpu=0 start=1 dur=10 pid=%s tgid=%s u=0x401000\n' \
+		"$(uname -r)" "$p" "$p" | mk "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	has "$W/out" "#0  0x0000000000401000 [unknown: process gone]"
+}
+
+t_user_pid_reused() {
+	# a stall from before the process started: its pid was reused
+	spawn "$FX/plain/fx-pie"
+	START=1 user_dump "$W/u.bin"
+	run 1 --kallsyms "$KS" "$W/u.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: pid reused\]$"
+}
+
+t_user_offline() {
+	spawn "$FX/plain/fx-pie"
+	user_dump "$W/u.bin"
+	run 1 --offline --kallsyms "$KS" "$W/u.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: no maps\]$"
+}
+
+# ------------------------------------------------------------------ record
+
+t_record_archive() {
+	mkdir -p "$W/app"
+	cp "$FX/plain/fx-pie" "$FX/plain/libfx.so" "$W/app/"
+	spawn "$W/app/fx-pie"
+	user_dump "$W/u.bin"
+	run 0 record -o "$W/u.ar" "$W/u.bin"
+	kill "$FXPID"
+	wait "$FXPID" 2>/dev/null || true
+	# the process is gone: the archive still symbolizes
+	run 0 --kallsyms "$KS" "$W/u.ar"
+	expect_fx_stack "$W/out" fx-pie
+	run 0 --kallsyms "$KS" -F json "$W/u.ar"
+	eq "$(jq_ "$W/out" 'd["stalls"][0]["ustack"][0]["symbol"]')" fx_wait
+	# archive from stdin too
+	run 0 --kallsyms "$KS" summary - < "$W/u.ar"
+	has "$W/out" "fx_wait"
+}
+
+t_record_other_machine() {
+	# record, then the files move away: found by build-id under --symfs
+	mkdir -p "$W/app2"
+	cp "$FX/plain/fx-pie" "$FX/plain/libfx.so" "$W/app2/"
+	spawn "$W/app2/fx-pie"
+	user_dump "$W/u.bin"
+	run 0 record -o "$W/u.ar" "$W/u.bin"
+	kill "$FXPID"
+	local id lid
+	id=$(readelf -n "$W/app2/fx-pie" | awk '/Build ID/ {print $3}')
+	lid=$(readelf -n "$W/app2/libfx.so" | awk '/Build ID/ {print $3}')
+	mkdir -p "$W/sfs/usr/lib/debug/.build-id/${id:0:2}" "$W/sfs/usr/lib/debug/.build-id/${lid:0:2}"
+	mv "$W/app2/fx-pie" "$W/sfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}"
+	mv "$W/app2/libfx.so" "$W/sfs/usr/lib/debug/.build-id/${lid:0:2}/${lid:2}"
+	run 1 --kallsyms "$KS" "$W/u.ar"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: no file\] fx-pie\+0x"
+	run 0 --kallsyms "$KS" --symfs "$W/sfs" "$W/u.ar"
+	expect_fx_stack "$W/out" fx-pie
+	# a different file at the recorded path: build-id mismatch, no wrong name
+	cp "$FX/plain/fx-nopie" "$W/app2/fx-pie"
+	run 1 --kallsyms "$KS" "$W/u.ar"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: build-id mismatch\] fx-pie\+0x"
+}
+
+t_record_kallsyms_saved() {
+	local stext sched
+	stext=$(awk '$3 == "_stext" {print $1; exit}' /proc/kallsyms)
+	sched=$(awk '$3 == "schedule" && $2 ~ /[tT]/ {print $1; exit}' /proc/kallsyms)
+	printf 'header release=other kernel_anchor_addr=0x%s\nrec cpu=0 dur=10 k=0x%x\n' \
+		"$stext" $((0x$sched + 5)) | mk "$W/k.bin"
+	run 0 record -o "$W/k.ar" "$W/k.bin"
+	# offline: the saved kallsyms resolves it
+	run 0 --offline "$W/k.ar"
+	has "$W/out" "schedule+0x5"
+	run 0 record --no-kallsyms -o "$W/k2.ar" "$W/k.bin"
+	run 1 --offline "$W/k2.ar"
+	has "$W/out" "[unknown: no kallsyms]"
+}
+
+t_bad_archive() {
+	printf 'rec cpu=0 dur=10\n' | mk "$W/s.bin"
+	run 0 record --no-kallsyms -o "$W/a.ar" "$W/s.bin"
+	local size
+	size=$(stat -c %s "$W/a.ar")
+	head -c 20 "$W/a.ar" > "$W/b.ar"
+	bad "$W/b.ar" 20 "truncated in the archive header"
+	head -c $((size - 8)) "$W/a.ar" > "$W/b.ar"
+	bad "$W/b.ar" $((size - 8)) "archive total_size $size but the file has $((size - 8)) bytes"
+	# section size lies (first section's size field at 32 + 8)
+	cp "$W/a.ar" "$W/b.ar"
+	printf '\xff\xff\xff\x00' | dd of="$W/b.ar" bs=1 seek=40 conv=notrunc 2>/dev/null
+	bad "$W/b.ar" 40 "section 0 size"
+	# a bad stall file inside: the offset is the archive's
+	cp "$W/a.ar" "$W/b.ar"
+	printf 'X' | dd of="$W/b.ar" bs=1 seek=48 conv=notrunc 2>/dev/null
+	bad "$W/b.ar" 48 "bad magic"
+	# record refuses an archive as input
+	run 2 record -o "$W/c.ar" "$W/a.ar"
+	has "$W/err" "already a record archive"
+}
+
+poke() { # poke FILE OFFSET BYTES (printf escapes)
+	printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+t_bad_archive_maps() {
+	spawn "$FX/plain/fx-pie"
+	user_dump "$W/u.bin"
+	run 0 record --no-kallsyms -o "$W/a.ar" "$W/u.bin"
+	# header 32, stalls section 16 + 976, process section header 16,
+	# process header 32: the first map entry is at 1072
+	eq "$(od -An -tu4 -j1024 -N4 "$W/a.ar" | tr -d ' ')" 2
+	cp "$W/a.ar" "$W/b.ar"; poke "$W/b.ar" 1080 '\0\0\0\0\0\0\0\0'
+	bad "$W/b.ar" 1072 "map 0: end 0x0 not above start"
+	cp "$W/a.ar" "$W/b.ar"; poke "$W/b.ar" 1108 '\041'
+	bad "$W/b.ar" 1108 "map 0: build_id_len 33 exceeds 32"
+	cp "$W/a.ar" "$W/b.ar"; poke "$W/b.ar" 1096 '\377\377\377\177'
+	bad "$W/b.ar" 1096 "outside the string table"
+	cp "$W/a.ar" "$W/b.ar"; poke "$W/b.ar" 1052 '\010\0\0\0'
+	bad "$W/b.ar" 1052 "map_entry_size 8 invalid"
+	cp "$W/a.ar" "$W/b.ar"; poke "$W/b.ar" 1048 '\377\377\377\377'
+	bad "$W/b.ar" 1048 "does not fit the section"
+	# the second map starts inside the first
+	cp "$W/a.ar" "$W/b.ar"
+	dd if="$W/a.ar" of="$W/b.ar" bs=1 skip=1072 seek=1144 count=8 conv=notrunc 2>/dev/null
+	bad "$W/b.ar" 1144 "map 1: not sorted or overlapping"
+}
+
+# ------------------------------------------------------------------ diff
+
+t_diff() {
+	printf 'rec cpu=0 dur=1000000 site=1\nrec cpu=0 dur=1000000 site=2\n' | mk "$W/old.bin"
+	printf 'rec cpu=0 dur=1000000 site=1\nrec cpu=0 dur=5000000 site=2\nrec cpu=0 dur=2000000 site=3\n' | mk "$W/new.bin"
+	run 0 --offline diff "$W/old.bin" "$W/new.bin"
+	has "$W/out" "growth (total): +300.00%"
+	# sorted by growth: the (only) user stack +6 ms, active_wait +4 ms, ...
+	eq "$(sed -n 6p "$W/out" | awk '{print $7, $8}')" "+6.000 stack"
+	eq "$(sed -n 7p "$W/out" | awk '{print $7, $NF}')" "+4.000 active_wait"
+	eq "$(sed -n 8p "$W/out" | awk '{print $7, $NF}')" "+2.000 object_fence_wait"
+	eq "$(sed -n 9p "$W/out" | awk '{print $7, $NF}')" "+0.000 request_wait"
+	sed "s|$W/||" "$W/out" > "$W/g"
+	golden diff.txt "$W/g"
+	run 0 --offline -F json diff "$W/old.bin" "$W/new.bin"
+	json_ok "$W/out"
+	eq "$(jq_ "$W/out" 'd["rows"][0]["kind"] + " " + str(d["rows"][0]["growth_ns"])')" "stack 6000000"
+	eq "$(jq_ "$W/out" 'd["rows"][1]["key"] + " " + str(d["rows"][1]["growth_ns"])')" "active_wait 4000000"
+	eq "$(jq_ "$W/out" 'd["new"]["p99_ns"]')" 5000000
+	golden diff.json "$W/out"
+}
+
+t_diff_unresolved_stacks() {
+	# offline, user frames stay unresolved with other addresses in each
+	# run (ASLR): diff still pairs the stacks
+	printf 'rec cpu=0 dur=1000000 u=0x401000,0x402000\n' | mk "$W/old.bin"
+	printf 'rec cpu=0 dur=3000000 u=0x501000,0x502000\n' | mk "$W/new.bin"
+	run 0 --offline -F json diff "$W/old.bin" "$W/new.bin"
+	eq "$(jq_ "$W/out" '[r["key"] for r in d["rows"] if r["kind"] == "stack"]')" "['[unknown];[unknown]']"
+	# summary keeps them apart
+	cat "$W/old.bin" "$W/new.bin" > "$W/both.bin"
+	run 1 --offline -F json summary "$W/both.bin"
+	eq "$(jq_ "$W/out" 'len(d["stacks"])')" 2
+}
+
+t_diff_bisect() {
+	printf 'rec cpu=0 dur=1000000\nrec cpu=0 dur=1000000\n' | mk "$W/old.bin"
+	printf 'rec cpu=0 dur=1000000\nrec cpu=0 dur=1100000\n' | mk "$W/new.bin"
+	run 0 --offline diff --threshold=10 "$W/old.bin" "$W/new.bin"	# +5%: good
+	run 1 --offline diff --threshold=4 "$W/old.bin" "$W/new.bin"	# bad
+	run 1 --offline diff --threshold=0 --metric=p99 "$W/old.bin" "$W/new.bin"
+	run 0 --offline diff --threshold=0 --metric=count "$W/old.bin" "$W/new.bin"
+	: > "$W/bad.bin"
+	run 125 --offline diff --threshold=10 "$W/old.bin" "$W/bad.bin"	# NEW unusable: skip
+	run 128 --offline diff --threshold=10 "$W/bad.bin" "$W/new.bin"	# OLD unusable: abort
+	printf 'cpu 0\n' | mk "$W/none.bin"
+	run 125 --offline diff --threshold=10 "$W/old.bin" "$W/none.bin"
+	run 128 --offline diff --threshold=10 "$W/old.bin"
+	run 2 --offline diff "$W/old.bin" "$W/bad.bin"	# no threshold: plain fatal
+}
+
+# ------------------------------------------------------------------ run
+
+# The harness itself: a check that fails before the last line must fail
+# the test (set -e is silently off inside || and && lists).
+harness_probe() {
+	eq 1 2
+	true
+}
+t_harness_detects_failure() {
+	local rc
+	set +e
+	( set -e; harness_probe ) > /dev/null 2>&1
+	rc=$?
+	set -e
+	[ $rc != 0 ] || { echo "a failing check did not fail the test"; return 1; }
+}
+
+for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}' | grep -E -- "${ONLY:-.}"); do
+	t "${f#t_}" "$f"
+done
+
+echo "reader suite ($(basename "$BIN")): $npass ok, $nfail not ok"
+[ "$nfail" = 0 ]
