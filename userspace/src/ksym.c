@@ -32,10 +32,12 @@ static struct {
 		int64_t kdelta;
 		struct symtab t;
 		bool built;
+		bool other_kernel;	/* vmlinux of another kernel than the file's */
 	} *rel;
 	size_t nrel;
 	const char *archive_text;
 	size_t archive_len;
+	char vmrelease[I915_STALL_RELEASE_LEN + 1];	/* from vmlinux's banner */
 } K;
 
 static void parse_kallsyms(char *text, struct symtab *t, size_t *zero)
@@ -98,6 +100,45 @@ static bool load_kallsyms_text(char *text, const char *what)
 	return true;
 }
 
+/* The release in vmlinux's linux_banner, "Linux version RELEASE (...". */
+static void vmlinux_release(Elf *elf, char *out, size_t len)
+{
+	static const char tag[] = "Linux version ";
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	*out = 0;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name, *p, *end;
+		Elf_Data *d;
+		GElf_Shdr sh;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".rodata"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			return;
+		p = d->d_buf;
+		end = p + d->d_size;
+		while ((p = memmem(p, end - p, tag, sizeof(tag) - 1))) {
+			p += sizeof(tag) - 1;
+			if (p < end && *p >= '0' && *p <= '9') {
+				for (n = 0; n + 1 < len && p + n < end && p[n] != ' ' && p[n]; n++)
+					out[n] = p[n];
+				out[n] = 0;
+				return;
+			}
+		}
+		return;
+	}
+}
+
 static bool load_vmlinux(const char *path)
 {
 	int fd = -1;
@@ -114,6 +155,7 @@ static bool load_vmlinux(const char *path)
 		elf_close(elf, fd);
 		return false;
 	}
+	vmlinux_release(elf, K.vmrelease, sizeof(K.vmrelease));
 	elf_close(elf, fd);
 	symtab_finish(&K.base, true);
 	K.src = KS_VMLINUX;
@@ -282,6 +324,19 @@ static struct reloc *table_for(const struct stall_file *f)
 	r->kanchor = h->kernel_anchor_addr;
 	r->ianchor = h->i915_anchor_addr;
 
+	/* Another kernel's vmlinux gives wrong names: better none. */
+	if (K.src == KS_VMLINUX && *K.vmrelease) {
+		char rel[I915_STALL_RELEASE_LEN + 1];
+
+		fixstr(rel, h->release, I915_STALL_RELEASE_LEN);
+		if (strcmp(rel, K.vmrelease)) {
+			warnx_("%s: recorded on kernel %s, but %s is %s: not using it",
+			       f->name, rel, K.src_name, K.vmrelease);
+			r->other_kernel = true;
+			return r;
+		}
+	}
+
 	fixstr(kname, h->kernel_anchor, I915_STALL_NAME_LEN);
 	fixstr(iname, h->i915_anchor, I915_STALL_NAME_LEN);
 	ka = *kname ? symtab_by_name(&K.base, kname, NULL) : NULL;
@@ -357,6 +412,10 @@ void ksym_resolve(const struct stall_file *f, uint64_t addr, bool ret, struct fr
 		return;
 	}
 	rel = table_for(f);
+	if (rel->other_kernel) {
+		out->reason = "vmlinux of another kernel";
+		return;
+	}
 	s = symtab_find(&rel->t, a);
 	if (!s) {
 		out->reason = "no symbol";

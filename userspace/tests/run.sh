@@ -520,6 +520,19 @@ t_vmlinux_kaslr_module() {
 	has "$W/out" "0xffffffff83a00105 schedule+0x5"
 }
 
+t_vmlinux_other_kernel() {
+	# a vmlinux of another kernel than the file's: no names rather than wrong ones
+	printf 'header release=6.12.0-other kernel_anchor_addr=0xffffffff81000000\nrec cpu=0 dur=10 k=0xffffffff81000105\n' | mk "$W/o.bin"
+	run 1 --offline -k "$FX/vmlinux" "$W/o.bin"
+	has "$W/err" "recorded on kernel 6.12.0-other, but $FX/vmlinux is 6.12.0-test: not using it"
+	has "$W/out" "0xffffffff81000105 [unknown: vmlinux of another kernel]"
+	hasnt "$W/out" "schedule"
+	# the same kernel: names
+	printf 'header release=6.12.0-test kernel_anchor_addr=0xffffffff81000000\nrec cpu=0 dur=10 k=0xffffffff81000105\n' | mk "$W/o2.bin"
+	run 0 --offline -k "$FX/vmlinux" "$W/o2.bin"
+	has "$W/out" "0xffffffff81000105 schedule+0x5"
+}
+
 t_vmlinux_lines() {
 	local skip
 	skip=$(awk '/^schedule:/ { print NR + 2; exit }' "$HERE/fixture/vmlinux.S")	# its nop
