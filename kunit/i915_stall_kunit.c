@@ -807,6 +807,16 @@ struct mock_fixture {
 	struct i915_stall_log *log;
 };
 
+/* A deferred action, so that it runs after the test's own (LIFO). */
+static void mock_teardown(void *arg)
+{
+	struct drm_i915_private *i915 = arg;
+
+	mock_device_flush(i915);
+	i915_stall_fini(i915);
+	mock_destroy_device(i915);
+}
+
 static int mock_init(struct kunit *test)
 {
 	struct mock_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
@@ -814,24 +824,17 @@ static int mock_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->i915 = mock_gem_device();
 	KUNIT_ASSERT_NOT_NULL(test, f->i915);
+	if (i915_stall_init(f->i915)) {
+		mock_destroy_device(f->i915);
+		KUNIT_FAIL_AND_ABORT(test, "no stall log");
+	}
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mock_teardown, f->i915), 0);
 	f->engine = to_gt(f->i915)->engine[RCS0];
-	KUNIT_ASSERT_EQ(test, i915_stall_init(f->i915), 0);
 	f->log = f->i915->stall_log;
 	KUNIT_ASSERT_EQ(test, stall_threshold_set(f->log, 1000), 0); /* 1 ms */
 	KUNIT_ASSERT_EQ(test, stall_enable_set(f->log, 1), 0);
 	test->priv = f;
 	return 0;
-}
-
-static void mock_exit(struct kunit *test)
-{
-	struct mock_fixture *f = test->priv;
-
-	if (!f || !f->i915)
-		return;
-	mock_device_flush(f->i915);
-	i915_stall_fini(f->i915);
-	mock_destroy_device(f->i915);
 }
 
 static bool kstack_has(struct kunit *test, const struct i915_stall_record *r,
@@ -847,6 +850,24 @@ static bool kstack_has(struct kunit *test, const struct i915_stall_record *r,
 	for (i = 0; i < r->kstack_depth; i++)
 		kunit_info(test, "  #%u %pS\n", i, (void *)r->kstack[i]);
 	return false;
+}
+
+static void request_put(void *rq)
+{
+	i915_request_put(rq);
+}
+
+/* Submit a mock request of @delay jiffies on @ce; put when the test ends. */
+static struct i915_request *submit(struct kunit *test, struct intel_context *ce,
+				   unsigned long delay)
+{
+	struct i915_request *rq = mock_request(ce, delay);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
+	i915_request_get(rq);
+	i915_request_add(rq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, request_put, rq), 0);
+	return rq;
 }
 
 /* Not a tail call, so that the function shows in the stack. */
@@ -870,10 +891,7 @@ static void stall_mock_request_wait(struct kunit *test)
 	struct i915_request *rq;
 	long ret;
 
-	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
-	i915_request_get(rq);
-	i915_request_add(rq);
+	rq = submit(test, f->engine->kernel_context, MOCK_DELAY);
 
 	ret = mock_wait_caller(rq, HZ);
 	KUNIT_EXPECT_GT(test, ret, 0);
@@ -901,8 +919,6 @@ static void stall_mock_request_wait(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kstack_has(test, r, "stall_mock_request_wait"));
 	KUNIT_EXPECT_TRUE_MSG(test, frame_is(r->caller, "i915_request_wait"),
 			      "%pS", (void *)r->caller);
-
-	i915_request_put(rq);
 }
 
 static void stall_mock_request_timeout(struct kunit *test)
@@ -912,10 +928,7 @@ static void stall_mock_request_timeout(struct kunit *test)
 	struct stall_snapshot *snap;
 	struct i915_request *rq;
 
-	rq = mock_request(f->engine->kernel_context, 4 * MOCK_DELAY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
-	i915_request_get(rq);
-	i915_request_add(rq);
+	rq = submit(test, f->engine->kernel_context, 4 * MOCK_DELAY);
 
 	KUNIT_EXPECT_EQ(test, mock_wait_caller(rq, MOCK_DELAY), -ETIME);
 	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, 10 * HZ), 0);
@@ -929,8 +942,6 @@ static void stall_mock_request_timeout(struct kunit *test)
 	r = snap_rec(snap, 1);
 	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
 	KUNIT_EXPECT_EQ(test, r->fence_seqno, snap_rec(snap, 0)->fence_seqno);
-
-	i915_request_put(rq);
 }
 
 /* Waiting on a request that already completed records nothing. */
@@ -940,10 +951,7 @@ static void stall_mock_request_complete(struct kunit *test)
 	struct stall_snapshot *snap;
 	struct i915_request *rq;
 
-	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
-	i915_request_get(rq);
-	i915_request_add(rq);
+	rq = submit(test, f->engine->kernel_context, MOCK_DELAY);
 	KUNIT_ASSERT_GT(test, mock_wait_caller(rq, HZ), 0);
 
 	KUNIT_ASSERT_EQ(test, stall_threshold_set(f->log, 0), 0);
@@ -952,7 +960,6 @@ static void stall_mock_request_complete(struct kunit *test)
 
 	snap = test_snapshot(test, f->log);
 	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 1);
-	i915_request_put(rq);
 }
 
 static void stall_mock_threshold(struct kunit *test)
@@ -962,16 +969,12 @@ static void stall_mock_threshold(struct kunit *test)
 	struct i915_request *rq;
 
 	KUNIT_ASSERT_EQ(test, stall_threshold_set(f->log, 2 * USEC_PER_SEC), 0);
-	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
-	i915_request_get(rq);
-	i915_request_add(rq);
+	rq = submit(test, f->engine->kernel_context, MOCK_DELAY);
 	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, HZ), 0);
 
 	snap = test_snapshot(test, f->log);
 	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 0);
 	KUNIT_EXPECT_EQ(test, snap_cpu(snap, 0)->dropped, 0);
-	i915_request_put(rq);
 }
 
 static void stall_mock_disabled(struct kunit *test)
@@ -982,17 +985,13 @@ static void stall_mock_disabled(struct kunit *test)
 	unsigned int cpu;
 
 	KUNIT_ASSERT_EQ(test, stall_enable_set(f->log, 0), 0);
-	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
-	i915_request_get(rq);
-	i915_request_add(rq);
+	rq = submit(test, f->engine->kernel_context, MOCK_DELAY);
 	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, HZ), 0);
 
 	snap = test_snapshot(test, f->log);
 	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 0);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		KUNIT_EXPECT_EQ(test, snap_cpu(snap, cpu)->recorded, 0);
-	i915_request_put(rq);
 }
 
 /* The awaited work's owner is the GEM context's creator. */
@@ -1013,10 +1012,7 @@ static void stall_mock_owner(struct kunit *test)
 	ce = i915_gem_context_get_engine(ctx, RCS0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ce));
 
-	rq = mock_request(ce, MOCK_DELAY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
-	i915_request_get(rq);
-	i915_request_add(rq);
+	rq = submit(test, ce, MOCK_DELAY);
 	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, HZ), 0);
 
 	snap = test_snapshot(test, f->log);
@@ -1026,7 +1022,6 @@ static void stall_mock_owner(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->owner_pid, task_pid_nr(current));
 	KUNIT_EXPECT_STREQ(test, r->owner_comm, current->comm);
 
-	i915_request_put(rq);
 	intel_context_put(ce);
 	mock_context_close(ctx);
 }
@@ -1153,17 +1148,13 @@ static void stall_mock_i915_fence_once(struct kunit *test)
 	struct stall_snapshot *snap;
 	struct i915_request *rq;
 
-	rq = mock_request(f->engine->kernel_context, MOCK_DELAY);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rq));
-	i915_request_get(rq);
-	i915_request_add(rq);
+	rq = submit(test, f->engine->kernel_context, MOCK_DELAY);
 	KUNIT_EXPECT_EQ(test, mock_fence_caller(f->i915, &rq->fence), 0);
 
 	snap = test_snapshot(test, f->log);
 	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
 	KUNIT_EXPECT_EQ(test, snap_rec(snap, 0)->site, I915_STALL_SITE_REQUEST);
 	KUNIT_EXPECT_TRUE(test, kstack_has(test, snap_rec(snap, 0), "mock_fence_caller"));
-	i915_request_put(rq);
 }
 
 static struct kunit_case stall_mock_cases[] = {
@@ -1182,7 +1173,6 @@ static struct kunit_case stall_mock_cases[] = {
 static struct kunit_suite stall_mock_suite = {
 	.name = "i915_stall_mock",
 	.init = mock_init,
-	.exit = mock_exit,
 	.test_cases = stall_mock_cases,
 };
 

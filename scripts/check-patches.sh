@@ -16,7 +16,9 @@ fail=0
 for p in "$top"/patches/*.patch; do
 	name=$(basename "$p" .patch)
 	[ "$name" = 0000-cover-letter ] && continue
-	out=$(cd "$KBASE" && perl scripts/checkpatch.pl --strict --max-line-length=100 \
+	# Debian's python3 first: checkpatch runs spdxcheck.py, which needs
+	# python3-ply and python3-git from Debian, not another python3 on PATH.
+	out=$(cd "$KBASE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --max-line-length=100 \
 		--no-summary-file --show-types "$p" 2>&1)
 	if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
 		echo "ok check-patches/$name" >> "$res"

@@ -27,6 +27,7 @@ qemu_args="-smp 4"
 [ "${I915_STALL_KVM:-0}" = 1 ] && qemu_args="$qemu_args -accel kvm"
 
 rm -f "$json"
+mkdir -p "$BUILD"	# kunit.py makes only the last level of --build_dir
 echo "kunit: building and booting in $kdir (log $log)"
 (cd "$KBASE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig \

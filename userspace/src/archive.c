@@ -22,19 +22,6 @@
 
 enum { AR_SEC_STALLS = 1, AR_SEC_PROCESS = 2, AR_SEC_KALLSYMS = 3 };
 
-static int fail(struct diag *d, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct diag *d, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	d->off = off;
-	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static uint16_t get16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t get64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -47,16 +34,16 @@ static int parse_process(const unsigned char *p, uint64_t size, uint64_t off,
 
 	memset(pm, 0, sizeof(*pm));
 	if (size < AR_PROC_HDR)
-		return fail(d, off + size, "process section truncated (%" PRIu64 " bytes)", size);
+		return diag_fail(d, off + size, "process section truncated (%" PRIu64 " bytes)", size);
 	pm->tgid = get32(p);
 	pm->gone = get32(p + 4) & 1;
 	n = get32(p + 8);
 	esz = get32(p + 12);
 	fixstr(pm->comm, (const char *)p + 16, I915_STALL_COMM_LEN);
 	if (esz < AR_MAP_SIZE || esz % 8 || esz > 4096)
-		return fail(d, off + 12, "map_entry_size %u invalid (minimum %u)", esz, AR_MAP_SIZE);
+		return diag_fail(d, off + 12, "map_entry_size %u invalid (minimum %u)", esz, AR_MAP_SIZE);
 	if (n > (size - AR_PROC_HDR) / esz)
-		return fail(d, off + 8, "map_count %u does not fit the section (%" PRIu64 " bytes)", n, size);
+		return diag_fail(d, off + 8, "map_count %u does not fit the section (%" PRIu64 " bytes)", n, size);
 	strtab = AR_PROC_HDR + (uint64_t)n * esz;
 	strsize = size - strtab;
 	pm->maps = xcalloc(n, sizeof(*pm->maps));
@@ -74,21 +61,21 @@ static int parse_process(const unsigned char *p, uint64_t size, uint64_t off,
 		m->deleted = e[37] & 1;
 		pm->nmaps = i + 1;
 		if (m->end <= m->start)
-			return fail(d, eoff, "map %u: end 0x%" PRIx64 " not above start 0x%" PRIx64,
+			return diag_fail(d, eoff, "map %u: end 0x%" PRIx64 " not above start 0x%" PRIx64,
 				    i, m->end, m->start);
 		if (i && m->start < pm->maps[i - 1].end)
-			return fail(d, eoff, "map %u: not sorted or overlapping", i);
+			return diag_fail(d, eoff, "map %u: not sorted or overlapping", i);
 		if (m->build_id_len > AR_BUILD_ID_MAX)
-			return fail(d, eoff + 36, "map %u: build_id_len %u exceeds %u", i,
+			return diag_fail(d, eoff + 36, "map %u: build_id_len %u exceeds %u", i,
 				    m->build_id_len, AR_BUILD_ID_MAX);
 		memcpy(m->build_id, e + 40, m->build_id_len);
 		if (po == UINT32_MAX)
 			continue;
 		if (po > strsize || pl > strsize - po || pl == 0)
-			return fail(d, eoff + 24, "map %u: path [%u, +%u) outside the string table (%" PRIu64 " bytes)",
+			return diag_fail(d, eoff + 24, "map %u: path [%u, +%u) outside the string table (%" PRIu64 " bytes)",
 				    i, po, pl, strsize);
 		if (memchr(p + strtab + po, 0, pl))
-			return fail(d, off + strtab + po, "map %u: path contains a NUL byte", i);
+			return diag_fail(d, off + strtab + po, "map %u: path contains a NUL byte", i);
 		m->path = xmalloc((size_t)pl + 1);
 		memcpy(m->path, p + strtab + po, pl);
 		m->path[pl] = 0;
@@ -104,18 +91,18 @@ int archive_parse(const char *name, const unsigned char *buf, size_t size,
 
 	memset(ar, 0, sizeof(*ar));
 	if (size < AR_HEADER_SIZE)
-		return fail(d, size, "truncated in the archive header");
+		return diag_fail(d, size, "truncated in the archive header");
 	if (memcmp(buf, AR_MAGIC, AR_MAGIC_LEN))
-		return fail(d, 0, "bad archive magic");
+		return diag_fail(d, 0, "bad archive magic");
 	if (get16(buf + 8) != AR_VERSION_MAJOR)
-		return fail(d, 8, "unsupported archive version %u.%u", get16(buf + 8), get16(buf + 10));
+		return diag_fail(d, 8, "unsupported archive version %u.%u", get16(buf + 8), get16(buf + 10));
 	hsize = get32(buf + 12);
 	count = get32(buf + 16);
 	total = get64(buf + 24);
 	if (hsize < AR_HEADER_SIZE || hsize % 8 || hsize > size)
-		return fail(d, 12, "archive header_size %u invalid", hsize);
+		return diag_fail(d, 12, "archive header_size %u invalid", hsize);
 	if (total != size)
-		return fail(d, total < size ? total : size,
+		return diag_fail(d, total < size ? total : size,
 			    "archive total_size %" PRIu64 " but the file has %zu bytes", total, size);
 	off = hsize;
 	for (i = 0; i < count; i++) {
@@ -124,14 +111,14 @@ int archive_parse(const char *name, const unsigned char *buf, size_t size,
 		const unsigned char *p;
 
 		if (size - off < AR_SECTION_HDR)
-			return fail(d, size, "truncated: section %u header missing", i);
+			return diag_fail(d, size, "truncated: section %u header missing", i);
 		type = get32(buf + off);
 		len = get64(buf + off + 8);
 		if (len > size - off - AR_SECTION_HDR)
-			return fail(d, off + 8, "section %u size %" PRIu64 " runs past the end of the file", i, len);
+			return diag_fail(d, off + 8, "section %u size %" PRIu64 " runs past the end of the file", i, len);
 		padded = (len + 7) & ~(uint64_t)7;
 		if (padded > size - off - AR_SECTION_HDR)
-			return fail(d, size, "section %u padding truncated", i);
+			return diag_fail(d, size, "section %u padding truncated", i);
 		p = buf + off + AR_SECTION_HDR;
 		switch (type) {
 		case AR_SEC_STALLS:
@@ -149,7 +136,7 @@ int archive_parse(const char *name, const unsigned char *buf, size_t size,
 			break;
 		case AR_SEC_KALLSYMS:
 			if (memchr(p, 0, len))
-				return fail(d, off + AR_SECTION_HDR, "kallsyms section contains a NUL byte");
+				return diag_fail(d, off + AR_SECTION_HDR, "kallsyms section contains a NUL byte");
 			if (!ar->kallsyms) {
 				char *k = xmalloc(len + 1);
 
@@ -166,9 +153,9 @@ int archive_parse(const char *name, const unsigned char *buf, size_t size,
 		off += AR_SECTION_HDR + padded;
 	}
 	if (off != size)
-		return fail(d, off, "%zu bytes after the last section", (size_t)(size - off));
+		return diag_fail(d, off, "%zu bytes after the last section", (size_t)(size - off));
 	if (!ar->nstalls)
-		return fail(d, hsize, "archive holds no stall file");
+		return diag_fail(d, hsize, "archive holds no stall file");
 	return 0;
 }
 

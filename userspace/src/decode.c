@@ -19,19 +19,6 @@
 #define MAX_PREFIX		(1ull << 32)	/* header + CPU table + gap */
 #define MAX_STREAM_PREFIX	(64ull << 20)	/* what --stream buffers */
 
-static int fail(struct diag *d, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct diag *d, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	d->off = off;
-	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 #define HOFF(m) ((uint64_t)offsetof(struct i915_stall_file_header, m))
 #define ROFF(m) ((uint64_t)offsetof(struct i915_stall_record, m))
@@ -58,24 +45,24 @@ static int open_common(struct stall_file *f, const char *name,
 	f->base = base;
 
 	if (size < I915_STALL_MAGIC_LEN)
-		return fail(d, base + size, "truncated: %zu bytes, no room for the magic", size);
+		return diag_fail(d, base + size, "truncated: %zu bytes, no room for the magic", size);
 	if (memcmp(buf, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN))
-		return fail(d, base, "bad magic (not an i915_stalls file)");
+		return diag_fail(d, base, "bad magic (not an i915_stalls file)");
 	if (size < HOFF(header_size) + 4)
-		return fail(d, base + size, "truncated in the file header");
+		return diag_fail(d, base + size, "truncated in the file header");
 	memcpy(&h->version_major, buf + HOFF(version_major), 2);
 	memcpy(&h->version_minor, buf + HOFF(version_minor), 2);
 	if (h->version_major != I915_STALL_VERSION_MAJOR)
-		return fail(d, base + HOFF(version_major),
+		return diag_fail(d, base + HOFF(version_major),
 			    "unsupported format version %u.%u (this reader knows %u.x)",
 			    h->version_major, h->version_minor, I915_STALL_VERSION_MAJOR);
 	memcpy(&h->header_size, buf + HOFF(header_size), 4);
 	if (h->header_size < sizeof(*h) || h->header_size > MAX_HEADER_SIZE)
-		return fail(d, base + HOFF(header_size),
+		return diag_fail(d, base + HOFF(header_size),
 			    "header_size %u out of range [%zu, %u]", h->header_size,
 			    sizeof(*h), MAX_HEADER_SIZE);
 	if (size < h->header_size)
-		return fail(d, base + size, "truncated in the file header (%u bytes needed)",
+		return diag_fail(d, base + size, "truncated in the file header (%u bytes needed)",
 			    h->header_size);
 	{
 		uint32_t hs = h->header_size;
@@ -85,59 +72,59 @@ static int open_common(struct stall_file *f, const char *name,
 	}
 	if (h->record_size < sizeof(struct i915_stall_record) || h->record_size > MAX_RECORD_SIZE ||
 	    h->record_size % 8)
-		return fail(d, base + HOFF(record_size), "record_size %u invalid (minimum %zu, multiple of 8)",
+		return diag_fail(d, base + HOFF(record_size), "record_size %u invalid (minimum %zu, multiple of 8)",
 			    h->record_size, sizeof(struct i915_stall_record));
 	if (h->cpu_entry_size < sizeof(struct i915_stall_cpu_entry) ||
 	    h->cpu_entry_size > MAX_CPU_ENTRY_SIZE || h->cpu_entry_size % 8)
-		return fail(d, base + HOFF(cpu_entry_size),
+		return diag_fail(d, base + HOFF(cpu_entry_size),
 			    "cpu_entry_size %u invalid (minimum %zu, multiple of 8)",
 			    h->cpu_entry_size, sizeof(struct i915_stall_cpu_entry));
 	if (h->cpu_count == 0 || h->cpu_count > MAX_CPUS)
-		return fail(d, base + HOFF(cpu_count), "cpu_count %u out of range [1, %u]",
+		return diag_fail(d, base + HOFF(cpu_count), "cpu_count %u out of range [1, %u]",
 			    h->cpu_count, MAX_CPUS);
 	if (h->clock_id != 1)
-		return fail(d, base + HOFF(clock_id), "clock_id %u is not CLOCK_MONOTONIC (1)",
+		return diag_fail(d, base + HOFF(clock_id), "clock_id %u is not CLOCK_MONOTONIC (1)",
 			    h->clock_id);
 	if (h->kstack_max > I915_STALL_KSTACK_MAX)
-		return fail(d, base + HOFF(kstack_max), "kstack_max %u exceeds %u",
+		return diag_fail(d, base + HOFF(kstack_max), "kstack_max %u exceeds %u",
 			    h->kstack_max, I915_STALL_KSTACK_MAX);
 	if (h->ustack_max > I915_STALL_USTACK_MAX)
-		return fail(d, base + HOFF(ustack_max), "ustack_max %u exceeds %u",
+		return diag_fail(d, base + HOFF(ustack_max), "ustack_max %u exceeds %u",
 			    h->ustack_max, I915_STALL_USTACK_MAX);
 	if (h->cpu_table_offset < h->header_size || h->cpu_table_offset % 8)
-		return fail(d, base + HOFF(cpu_table_offset),
+		return diag_fail(d, base + HOFF(cpu_table_offset),
 			    "cpu_table_offset %llu overlaps the header or is misaligned",
 			    (unsigned long long)h->cpu_table_offset);
 	if (h->cpu_table_offset > MAX_PREFIX)
-		return fail(d, base + HOFF(cpu_table_offset), "cpu_table_offset %llu too large",
+		return diag_fail(d, base + HOFF(cpu_table_offset), "cpu_table_offset %llu too large",
 			    (unsigned long long)h->cpu_table_offset);
 	tab_end = h->cpu_table_offset + (uint64_t)h->cpu_count * h->cpu_entry_size;
 	if (h->records_offset < tab_end || h->records_offset % 8)
-		return fail(d, base + HOFF(records_offset),
+		return diag_fail(d, base + HOFF(records_offset),
 			    "records_offset %llu overlaps the CPU table (ends at %llu) or is misaligned",
 			    (unsigned long long)h->records_offset, (unsigned long long)tab_end);
 	if (h->records_offset > MAX_PREFIX)
-		return fail(d, base + HOFF(records_offset), "records_offset %llu too large",
+		return diag_fail(d, base + HOFF(records_offset), "records_offset %llu too large",
 			    (unsigned long long)h->records_offset);
 	if (h->record_count > (UINT64_MAX - h->records_offset) / h->record_size)
-		return fail(d, base + HOFF(record_count), "record_count %llu impossibly large",
+		return diag_fail(d, base + HOFF(record_count), "record_count %llu impossibly large",
 			    (unsigned long long)h->record_count);
 	if (need && h->records_offset > MAX_STREAM_PREFIX)
-		return fail(d, base + HOFF(records_offset), "records_offset %llu too large to stream",
+		return diag_fail(d, base + HOFF(records_offset), "records_offset %llu too large to stream",
 			    (unsigned long long)h->records_offset);
 	if (need && size < h->records_offset) {
 		*need = h->records_offset;
 		return 1;
 	}
 	if (h->cpu_table_offset > size)
-		return fail(d, base + size, "truncated before the CPU table (at %llu)",
+		return diag_fail(d, base + size, "truncated before the CPU table (at %llu)",
 			    (unsigned long long)h->cpu_table_offset);
 	if (tab_end > size)
-		return fail(d, base + size, "truncated in the CPU table (%u entries end at %llu)",
+		return diag_fail(d, base + size, "truncated in the CPU table (%u entries end at %llu)",
 			    h->cpu_count, (unsigned long long)tab_end);
 	rec_end = h->records_offset + h->record_count * h->record_size;
 	if (!need && rec_end > size)
-		return fail(d, base + size,
+		return diag_fail(d, base + size,
 			    "truncated: %llu records of %u bytes from offset %llu need %llu bytes, have %zu",
 			    (unsigned long long)h->record_count, h->record_size,
 			    (unsigned long long)h->records_offset,
@@ -151,24 +138,24 @@ static int open_common(struct stall_file *f, const char *name,
 
 		memcpy(c, buf + off, sizeof(*c));
 		if (i && c->cpu <= f->cpus[i - 1].cpu) {
-			fail(d, base + off + COFF(cpu), "CPU table not in ascending CPU order (cpu %u after %u)",
+			diag_fail(d, base + off + COFF(cpu), "CPU table not in ascending CPU order (cpu %u after %u)",
 			     c->cpu, f->cpus[i - 1].cpu);
 			goto err;
 		}
 		if (c->cpu > 0xffff) {
-			fail(d, base + off + COFF(cpu), "cpu %u does not fit a record's cpu field", c->cpu);
+			diag_fail(d, base + off + COFF(cpu), "cpu %u does not fit a record's cpu field", c->cpu);
 			goto err;
 		}
 		if (c->emitted > c->recorded || c->overwritten > c->recorded - c->emitted ||
 		    c->torn != c->recorded - c->emitted - c->overwritten) {
-			fail(d, base + off,
+			diag_fail(d, base + off,
 			     "cpu %u: recorded %llu != emitted %llu + overwritten %llu + torn %llu",
 			     c->cpu, (unsigned long long)c->recorded, (unsigned long long)c->emitted,
 			     (unsigned long long)c->overwritten, (unsigned long long)c->torn);
 			goto err;
 		}
 		if (c->emitted > h->record_count - emitted) {
-			fail(d, base + off + COFF(emitted),
+			diag_fail(d, base + off + COFF(emitted),
 			     "cpu %u: emitted counts exceed record_count %llu", c->cpu,
 			     (unsigned long long)h->record_count);
 			goto err;
@@ -180,7 +167,7 @@ static int open_common(struct stall_file *f, const char *name,
 		f->recorded += c->recorded;
 	}
 	if (emitted != h->record_count) {
-		fail(d, base + HOFF(record_count),
+		diag_fail(d, base + HOFF(record_count),
 		     "record_count %llu != %llu records emitted by the CPU table",
 		     (unsigned long long)h->record_count, (unsigned long long)emitted);
 		goto err;
@@ -240,7 +227,7 @@ int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct i915_s
 	uint64_t off;
 
 	if (it->next >= h->record_count)
-		return fail(d, f->base + h->records_offset + it->next * h->record_size,
+		return diag_fail(d, f->base + h->records_offset + it->next * h->record_size,
 			    "more records than record_count %llu", (unsigned long long)h->record_count);
 	while (it->left == 0 && it->cpu_idx + 1 < h->cpu_count) {
 		it->cpu_idx++;
@@ -251,18 +238,18 @@ int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct i915_s
 	off = f->base + h->records_offset + it->next * h->record_size;
 	memcpy(r, p, sizeof(*r));
 	if (r->cpu != c->cpu)
-		return fail(d, off + ROFF(cpu),
+		return diag_fail(d, off + ROFF(cpu),
 			    "record %llu: cpu %u, but the CPU table says the next %llu records are cpu %u's",
 			    (unsigned long long)it->next, r->cpu, (unsigned long long)it->left, c->cpu);
 	if (it->have_seq && r->seq <= it->last_seq)
-		return fail(d, off + ROFF(seq), "record %llu: seq %llu not after %llu on cpu %u",
+		return diag_fail(d, off + ROFF(seq), "record %llu: seq %llu not after %llu on cpu %u",
 			    (unsigned long long)it->next, (unsigned long long)r->seq,
 			    (unsigned long long)it->last_seq, c->cpu);
 	if (r->kstack_depth > h->kstack_max)
-		return fail(d, off + ROFF(kstack_depth), "record %llu: kstack_depth %u exceeds kstack_max %u",
+		return diag_fail(d, off + ROFF(kstack_depth), "record %llu: kstack_depth %u exceeds kstack_max %u",
 			    (unsigned long long)it->next, r->kstack_depth, h->kstack_max);
 	if (r->ustack_depth > h->ustack_max)
-		return fail(d, off + ROFF(ustack_depth), "record %llu: ustack_depth %u exceeds ustack_max %u",
+		return diag_fail(d, off + ROFF(ustack_depth), "record %llu: ustack_depth %u exceeds ustack_max %u",
 			    (unsigned long long)it->next, r->ustack_depth, h->ustack_max);
 	/* Not structural: keep the record, say so once per file. */
 	if (r->spin_ns > r->duration_ns && !it->warned_spin) {

@@ -14,36 +14,6 @@
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "i915-stalls reads the little-endian stall format natively; port the decoder first"
-/* ---- output.c ---- */
-struct stall {
-	struct i915_stall_record r;
-	const struct stall_file *f;
-};
-
-struct run {
-	struct stall *st;	/* filtered, sorted by start time */
-	size_t n;
-	struct stall_file **files;
-	size_t nfiles;
-	enum { W_TIME, W_COUNT } weight;
-	enum { ROOT_COMM, ROOT_PID, ROOT_TID } root;
-	size_t top;		/* summary: stacks shown */
-	unsigned long unresolved; /* frames that could not be resolved */
-};
-
-void out_report_text(FILE *o, struct run *R);
-void out_summary_text(FILE *o, struct run *R);
-void out_stream_input(FILE *o, const struct stall_file *f);
-void out_stream_stall(FILE *o, struct run *R, const struct stall *s);
-void out_json(FILE *o, struct run *R, bool with_stalls, bool with_summary);
-void out_folded(FILE *o, struct run *R);
-void out_svg(FILE *o, struct run *R, const char *title);
-void warn_loss(struct run *R);
-/* diff: returns growth in percent of the metric (total/p99/count) */
-enum metric { M_TOTAL, M_P99, M_COUNT };
-void out_diff(FILE *o, struct run *A, struct run *B, bool json, enum metric m,
-	      double *growth_pct);
-
 #endif
 
 /* Exit statuses (documented in --help and i915-stalls(1)). */
@@ -79,6 +49,10 @@ struct diag {
 	uint64_t off;		/* byte offset in the input */
 	char msg[240];
 };
+
+/* Set *d to "@off: fmt..." and return -1. */
+int diag_fail(struct diag *d, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* One stall file (an input may hold several, concatenated). */
 struct stall_file {

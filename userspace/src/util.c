@@ -212,3 +212,14 @@ void fixstr(char *dst, const char *src, size_t n)
 	memcpy(dst, src, len);
 	dst[len] = 0;
 }
+
+int diag_fail(struct diag *d, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->off = off;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
