@@ -14,6 +14,9 @@
  * the opener, and waits for it with i915_request_wait() in the writer's
  * own context.  Only the GPU is mocked: the wait, the record, the ring and
  * the debugfs files are the production code paths.
+ *
+ * i915_stalls_mock_bench times the recording path for benchmarks: see
+ * stall_bench_write().
  */
 
 #include "gem/i915_gem_context.h"
@@ -103,6 +106,126 @@ static const struct file_operations stall_mock_fops = {
 	.release = stall_mock_release,
 };
 
+/*
+ * Microbenchmarks.  Write "MODE ITERATIONS KDEPTH": the writer's thread
+ * recurses KDEPTH kernel frames, then runs ITERATIONS of MODE:
+ *
+ *   empty   nothing, the loop alone
+ *   hook    the wait-site hooks of i915_request_wait_timeout(), with no log
+ *           enabled (patched-out jumps); -EBUSY if a log is enabled
+ *   unwind  stack_trace_save() and stack_trace_save_user(), 32 frames each
+ *   record  i915_stall_record() of a stall over the threshold: both
+ *           unwinds, the ring and the rest; -EINVAL if the log is disabled
+ *
+ * Reading the file gives "MODE ITERATIONS NANOSECONDS" of the last run.
+ */
+enum stall_bench_mode { BENCH_EMPTY, BENCH_HOOK, BENCH_UNWIND, BENCH_RECORD };
+
+static const char * const stall_bench_modes[] = {
+	[BENCH_EMPTY] = "empty",
+	[BENCH_HOOK] = "hook",
+	[BENCH_UNWIND] = "unwind",
+	[BENCH_RECORD] = "record",
+};
+
+static DEFINE_MUTEX(stall_bench_lock);
+static char stall_bench_result[64]; /* under stall_bench_lock */
+
+static noinline u64 stall_bench_loop(struct i915_stall_log *log, int mode,
+				     u64 iter, unsigned int depth)
+{
+	unsigned long kst[I915_STALL_KSTACK_MAX], ust[I915_STALL_USTACK_MAX];
+	struct i915_stall_info info = {
+		.timeout = MAX_SCHEDULE_TIMEOUT,
+		.site = I915_STALL_SITE_TEST,
+	};
+	u64 i, t0, ns;
+
+	if (depth) {
+		ns = stall_bench_loop(log, mode, iter, depth - 1);
+		OPTIMIZER_HIDE_VAR(ns);
+		return ns;
+	}
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < iter; i++) {
+		u64 start, spin;
+
+		switch (mode) {
+		case BENCH_HOOK:
+			start = i915_stall_begin();
+			spin = i915_stall_since(start);
+			i915_stall_request_end(NULL, start, spin, 0, 0, 0);
+			break;
+		case BENCH_UNWIND:
+			stack_trace_save(kst, ARRAY_SIZE(kst), 0);
+			stack_trace_save_user(ust, ARRAY_SIZE(ust));
+			break;
+		case BENCH_RECORD:
+			info.start_ns = ktime_get_ns() - READ_ONCE(log->threshold_ns) - 1;
+			i915_stall_record(log, &info);
+			break;
+		}
+		barrier();
+	}
+	ns = ktime_get_ns() - t0;
+	OPTIMIZER_HIDE_VAR(kst[0]);
+	OPTIMIZER_HIDE_VAR(ust[0]);
+	return ns;
+}
+
+static ssize_t stall_bench_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *pos)
+{
+	struct drm_i915_private *i915 = file->private_data;
+	unsigned int depth;
+	int mode;
+	char buf[64], name[16];
+	u64 iter, ns;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%15s %llu %u", name, &iter, &depth) != 3 ||
+	    !iter || iter > 100000000 || depth > 64)
+		return -EINVAL;
+	mode = match_string(stall_bench_modes, ARRAY_SIZE(stall_bench_modes), name);
+	if (mode < 0)
+		return -EINVAL;
+	if (mode == BENCH_HOOK && static_key_enabled(&i915_stall_key))
+		return -EBUSY;
+	if (mode == BENCH_RECORD && !READ_ONCE(i915->stall_log->enabled))
+		return -EINVAL;
+
+	ns = stall_bench_loop(i915->stall_log, mode, iter, depth);
+
+	mutex_lock(&stall_bench_lock);
+	snprintf(stall_bench_result, sizeof(stall_bench_result), "%s %llu %llu\n",
+		 name, iter, ns);
+	mutex_unlock(&stall_bench_lock);
+	return len;
+}
+
+static ssize_t stall_bench_read(struct file *file, char __user *ubuf,
+				size_t len, loff_t *pos)
+{
+	char buf[sizeof(stall_bench_result)];
+
+	mutex_lock(&stall_bench_lock);
+	memcpy(buf, stall_bench_result, sizeof(buf));
+	mutex_unlock(&stall_bench_lock);
+	return simple_read_from_buffer(ubuf, len, pos, buf, strlen(buf));
+}
+
+static const struct file_operations stall_bench_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = stall_bench_write,
+	.read = stall_bench_read,
+};
+
 static int __init stall_mock_init(void)
 {
 	struct drm_i915_private *i915;
@@ -135,6 +258,8 @@ static int __init stall_mock_init(void)
 	i915_stall_debugfs_register(i915, root);
 	debugfs_create_file("i915_stalls_mock_wait", 0200, root, i915,
 			    &stall_mock_fops);
+	debugfs_create_file("i915_stalls_mock_bench", 0600, root, i915,
+			    &stall_bench_fops);
 	pr_info("i915 stall mock: ready in debugfs dri/%s\n", dev_name(i915->drm.dev));
 	return 0;
 }

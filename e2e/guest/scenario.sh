@@ -176,3 +176,71 @@ run_demo() {
 	release_clients
 	return 0
 }
+
+# run_bench: what `make bench` measures in the guest (see scripts/bench.sh),
+# as JSON lines in $out/bench.jsonl, each tagged with what it measured.
+run_bench() {
+	local b=/opt/gpu-demo/stall-bench j=$out/bench.jsonl T=/sys/kernel/debug/tracing i c
+	tag() { sed "s/^{/{\"tag\":\"$1\",/" >> "$j"; }
+	find_dir || return 1
+	[ -d $T/events/i915 ] || mount -t tracefs nodev $T 2>/dev/null
+	ctl i915_stalls_slots 256 || return 1
+
+	# 1. the wait-site hooks with no log enabled, against an empty loop
+	ctl i915_stalls_enable 0 || return 1
+	for i in 1 2 3; do
+		$b kernel "$D" empty 2000000 0 0 0 | tag empty || return 1
+		$b kernel "$D" hook 2000000 0 0 0 | tag hook || return 1
+	done
+
+	# 2. one record with 32 kernel and 32 user frames, against the bare
+	#    stack_trace_save() + stack_trace_save_user() of the same depth
+	ctl i915_stalls_threshold_us 0 && ctl i915_stalls_enable 1 || return 1
+	for i in 1 2 3; do
+		$b kernel "$D" unwind 20000 26 40 0 | tag unwind || return 1
+		$b kernel "$D" record 20000 26 40 0 | tag record || return 1
+	done
+	cat "$D/i915_stalls" > "$out/bench-records.bin"
+
+	# 3. the same stalls: log off and no tracing, the log, ftrace's
+	#    stacktrace trigger with userstacktrace (log off)
+	ctl i915_stalls_enable 0
+	$b waits "$D" 300 1 | tag baseline || return 1
+	ctl i915_stalls_enable 1
+	$b waits "$D" 300 1 | tag ours || return 1
+	ctl i915_stalls_enable 0
+	echo 1 > $T/options/userstacktrace &&
+	echo stacktrace > $T/events/i915/i915_request_wait_end/trigger &&
+	echo 1 > $T/events/i915/i915_request_wait_end/enable || { log "no ftrace"; return 1; }
+	$b waits "$D" 300 1 | tag ftrace || return 1
+	echo 0 > $T/events/i915/i915_request_wait_end/enable
+	echo '!stacktrace' > $T/events/i915/i915_request_wait_end/trigger
+	echo 0 > $T/options/userstacktrace
+	head -c 20000 $T/trace > "$out/ftrace-sample.txt"
+	echo > $T/trace
+	$b waits "$D" 300 1 | tag baseline2 || return 1
+	ctl i915_stalls_enable 1
+	$b waits "$D" 300 1 | tag ours2 || return 1
+
+	# 4. snapshots of full rings while writers on the other CPUs keep
+	#    recording, and the writers' own rate with and without them
+	ctl i915_stalls_clear 1
+	for c in 1 2 3; do $b kernel "$D" record 100000 0 0 $c | tag writer-alone & done
+	wait
+	for c in 1 2 3; do $b kernel "$D" record 100000 0 0 $c | tag writer-snapped & done
+	$b snap "$D" 200 | tag snap-busy
+	wait
+	$b snap "$D" 50 | tag snap-quiet
+
+	# 5. a client's stalls, recorded with its maps for the reader benchmark
+	ctl i915_stalls_clear 1
+	ctl i915_stalls_threshold_us 1000
+	start_client bench --frames 5,5,5,5 --worker 5,5 || return 1
+	cat "$D/i915_stalls" > "$out/client-stalls.bin" || return 1
+	i915-stalls record --no-kallsyms -o "$out/client.ar" "$out/client-stalls.bin" \
+		2> "$out/client-record.err"
+	echo $? > "$out/client-record.rc"
+	release_clients
+	ctl i915_stalls_enable 0
+	return 0
+}

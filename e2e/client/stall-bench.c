@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stall-bench: the guest side of `make bench`.  Every mode prints one JSON
+ * line on stdout.
+ *
+ *   stall-bench kernel DIR MODE ITER KDEPTH UDEPTH [CPU]
+ *	recurse UDEPTH user frames (frame pointers), then run the kernel
+ *	microbenchmark MODE (empty, hook, unwind, record) through
+ *	DIR/i915_stalls_mock_bench with ITER iterations at KDEPTH extra
+ *	kernel frames; pinned to CPU if given
+ *   stall-bench waits DIR N MS
+ *	N mock waits of MS milliseconds from a UDEPTH-32 user stack; the
+ *	waiting thread's CPU time per wait (what recording adds) and wall time
+ *   stall-bench snap DIR N
+ *	N snapshots of DIR/i915_stalls: open, read all, close; time each
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static const char *dir;
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "stall-bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* The user stack the kernel walks: @depth frames of this function. */
+static NOINLINE int deep(int depth, int (*leaf)(void *), void *arg)
+{
+	int ret;
+
+	if (!depth)
+		return leaf(arg);
+	ret = deep(depth - 1, leaf, arg);
+	__asm__ volatile("" : "+r"(ret));	/* not a tail call */
+	return ret;
+}
+
+struct kargs {
+	const char *mode;
+	unsigned long long iter;
+	unsigned int kdepth;
+};
+
+static int kernel_leaf(void *p)
+{
+	const struct kargs *a = p;
+	char cmd[128], res[128], path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/i915_stalls_mock_bench", dir);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		die(path);
+	snprintf(cmd, sizeof(cmd), "%s %llu %u", a->mode, a->iter, a->kdepth);
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		die(cmd);
+	n = pread(fd, res, sizeof(res) - 1, 0);
+	if (n <= 0)
+		die("read result");
+	res[n] = 0;
+	close(fd);
+	{
+		char mode[32];
+		unsigned long long iter, ns;
+
+		if (sscanf(res, "%31s %llu %llu", mode, &iter, &ns) != 3)
+			die("parse result");
+		printf("{\"bench\":\"kernel\",\"mode\":\"%s\",\"iter\":%llu,"
+		       "\"ns\":%llu,\"ns_per_iter\":%.1f,\"cpu\":%d}\n",
+		       mode, iter, ns, (double)ns / (double)iter, sched_getcpu());
+	}
+	return 0;
+}
+
+static int wait_leaf(void *p)
+{
+	const char *ms = p;
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/i915_stalls_mock_wait", dir);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die(path);
+	if (write(fd, ms, strlen(ms)) < 0)
+		die("mock wait");
+	close(fd);
+	return 0;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 8 && !strcmp(argv[1], "kernel")) {
+		struct kargs a = { argv[3], strtoull(argv[4], NULL, 0),
+				   (unsigned int)atoi(argv[5]) };
+
+		dir = argv[2];
+		if (argc >= 8 && argv[7][0] != '-')
+			pin(atoi(argv[7]));
+		return deep(atoi(argv[6]), kernel_leaf, &a);
+	}
+	if (argc >= 5 && !strcmp(argv[1], "waits")) {
+		int i, n = atoi(argv[3]);
+		uint64_t *cpu = calloc(n, sizeof(*cpu)), *wall = calloc(n, sizeof(*wall));
+		uint64_t sum = 0;
+
+		dir = argv[2];
+		if (!cpu || !wall)
+			die("calloc");
+		for (i = 0; i < n; i++) {
+			uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), w0 = now_ns(CLOCK_MONOTONIC);
+
+			deep(32, wait_leaf, argv[4]);
+			cpu[i] = now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+			wall[i] = now_ns(CLOCK_MONOTONIC) - w0;
+			sum += cpu[i];
+		}
+		qsort(cpu, n, sizeof(*cpu), cmp_u64);
+		qsort(wall, n, sizeof(*wall), cmp_u64);
+		printf("{\"bench\":\"waits\",\"n\":%d,\"ms\":%s,\"cpu_ns_median\":%llu,"
+		       "\"cpu_ns_mean\":%.0f,\"wall_ns_median\":%llu}\n", n, argv[4],
+		       (unsigned long long)cpu[n / 2], (double)sum / n,
+		       (unsigned long long)wall[n / 2]);
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "snap")) {
+		int i, n = atoi(argv[3]);
+		uint64_t *t = calloc(n, sizeof(*t));
+		static char buf[1 << 16];
+		char path[512];
+		size_t bytes = 0;
+
+		if (!t)
+			die("calloc");
+		snprintf(path, sizeof(path), "%s/i915_stalls", argv[2]);
+		for (i = 0; i < n; i++) {
+			uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+			ssize_t r;
+			int fd = open(path, O_RDONLY);
+
+			if (fd < 0)
+				die(path);
+			bytes = 0;
+			while ((r = read(fd, buf, sizeof(buf))) > 0)
+				bytes += r;
+			close(fd);
+			t[i] = now_ns(CLOCK_MONOTONIC) - t0;
+		}
+		qsort(t, n, sizeof(*t), cmp_u64);
+		printf("{\"bench\":\"snap\",\"n\":%d,\"bytes\":%zu,\"ns_median\":%llu,"
+		       "\"ns_max\":%llu}\n", n, bytes, (unsigned long long)t[n / 2],
+		       (unsigned long long)t[n - 1]);
+		return 0;
+	}
+	fprintf(stderr, "usage: stall-bench kernel DIR MODE ITER KDEPTH UDEPTH [CPU] | "
+		"waits DIR N MS | snap DIR N\n");
+	return 64;
+}
