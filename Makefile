@@ -64,7 +64,7 @@ userspace:
 
 userspace-check:
 	@mkdir -p $(RESULTS)
-	$(MAKE) -C userspace check RESULTS=$(RESULTS)/userspace.results
+	$(MAKE) -C userspace check RESULTS=$(RESULTS)/userspace-check.results
 
 e2e:
 	@mkdir -p $(RESULTS)

@@ -369,7 +369,8 @@ static noinline void stall_fill(struct i915_stall_record *s,
 	s->error = error;
 	s->engine_class = I915_STALL_ENGINE_NONE;
 	s->engine_instance = I915_STALL_ENGINE_NONE;
-	get_task_comm(s->comm, tsk);
+	/* Our own comm, as tracepoints copy it: no task_lock() needed. */
+	memcpy(s->comm, tsk->comm, sizeof(s->comm) - 1);
 
 	if (info->fence) {
 		s->fence_context = info->fence->context;

@@ -19,7 +19,8 @@ E2E_ROOTFS=$E2E_OUT/rootfs
 E2E_INITRD=$E2E_OUT/initramfs.cpio.gz
 # I915_STALLS: a reader binary to use as it is (default: build userspace/)
 E2E_READER=${I915_STALLS:-$TOP/userspace/i915-stalls}
-E2E_KDIR=$BUILD/kunit
+# the KUnit kernel, or another build of the series (make bench)
+E2E_KDIR=${E2E_KDIR:-$BUILD/kunit}
 
 e2e_log() { echo "e2e: $*" >&2; }
 
@@ -69,10 +70,12 @@ e2e_boot() {
 	rm -rf "$dir"
 	mkdir -p "$dir/guest"
 	e2e_log "booting $kernel (QEMU TCG, 4 vCPUs, e2e.mode=$mode, timeout ${tmo}s)"
-	# console on stdio (ttyS0), results on ttyS1
+	# console on stdio (ttyS0), results on ttyS1; single-threaded TCG, see
+	# scripts/kunit.sh
 	{
 		timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none -no-reboot \
-			-m 1024 -smp 4 -bios qboot.rom -kernel "$kernel" -initrd "$E2E_INITRD" \
+			-m 1024 -smp 4 -accel tcg,thread=single -bios qboot.rom \
+			-kernel "$kernel" -initrd "$E2E_INITRD" \
 			-append "console=ttyS0 kunit.enable=0 panic=-1 e2e.mode=$mode" \
 			-serial stdio -serial "file:$dir/ttyS1.txt" < /dev/null
 		echo $? > "$dir/qemu.rc"

@@ -23,6 +23,7 @@
 #include "gem/selftests/mock_context.h"
 #include "selftests/mock_gem_device.h"
 #include "selftests/mock_request.h"
+#include "i915_trace.h"
 
 /* Waits longer than this are refused: a test should not hang a CPU. */
 #define STALL_MOCK_MAX_MS	60000
@@ -116,22 +117,28 @@ static const struct file_operations stall_mock_fops = {
  *   unwind  stack_trace_save() and stack_trace_save_user(), 32 frames each
  *   record  i915_stall_record() of a stall over the threshold: both
  *           unwinds, the ring and the rest; -EINVAL if the log is disabled
+ *   trace   the i915_request_wait_end tracepoint of a completed request:
+ *           what ftrace costs per stall, with whatever triggers are set
  *
  * Reading the file gives "MODE ITERATIONS NANOSECONDS" of the last run.
  */
-enum stall_bench_mode { BENCH_EMPTY, BENCH_HOOK, BENCH_UNWIND, BENCH_RECORD };
+enum stall_bench_mode {
+	BENCH_EMPTY, BENCH_HOOK, BENCH_UNWIND, BENCH_RECORD, BENCH_TRACE
+};
 
 static const char * const stall_bench_modes[] = {
 	[BENCH_EMPTY] = "empty",
 	[BENCH_HOOK] = "hook",
 	[BENCH_UNWIND] = "unwind",
 	[BENCH_RECORD] = "record",
+	[BENCH_TRACE] = "trace",
 };
 
 static DEFINE_MUTEX(stall_bench_lock);
 static char stall_bench_result[64]; /* under stall_bench_lock */
 
-static noinline u64 stall_bench_loop(struct i915_stall_log *log, int mode,
+static noinline u64 stall_bench_loop(struct i915_stall_log *log,
+				     struct i915_request *rq, int mode,
 				     u64 iter, unsigned int depth)
 {
 	unsigned long kst[I915_STALL_KSTACK_MAX], ust[I915_STALL_USTACK_MAX];
@@ -142,11 +149,13 @@ static noinline u64 stall_bench_loop(struct i915_stall_log *log, int mode,
 	u64 i, t0, ns;
 
 	if (depth) {
-		ns = stall_bench_loop(log, mode, iter, depth - 1);
+		ns = stall_bench_loop(log, rq, mode, iter, depth - 1);
 		OPTIMIZER_HIDE_VAR(ns);
 		return ns;
 	}
 
+	/* A stall that began before the threshold: every record is kept. */
+	info.start_ns = ktime_get_ns() - READ_ONCE(log->threshold_ns) - 1;
 	t0 = ktime_get_ns();
 	for (i = 0; i < iter; i++) {
 		u64 start, spin;
@@ -162,8 +171,10 @@ static noinline u64 stall_bench_loop(struct i915_stall_log *log, int mode,
 			stack_trace_save_user(ust, ARRAY_SIZE(ust));
 			break;
 		case BENCH_RECORD:
-			info.start_ns = ktime_get_ns() - READ_ONCE(log->threshold_ns) - 1;
 			i915_stall_record(log, &info);
+			break;
+		case BENCH_TRACE:
+			trace_i915_request_wait_end(rq);
 			break;
 		}
 		barrier();
@@ -178,6 +189,7 @@ static ssize_t stall_bench_write(struct file *file, const char __user *ubuf,
 				 size_t len, loff_t *pos)
 {
 	struct drm_i915_private *i915 = file->private_data;
+	struct i915_request *rq = NULL;
 	unsigned int depth;
 	int mode;
 	char buf[64], name[16];
@@ -199,7 +211,20 @@ static ssize_t stall_bench_write(struct file *file, const char __user *ubuf,
 	if (mode == BENCH_RECORD && !READ_ONCE(i915->stall_log->enabled))
 		return -EINVAL;
 
-	ns = stall_bench_loop(i915->stall_log, mode, iter, depth);
+	if (mode == BENCH_TRACE) {
+		struct intel_engine_cs *engine = to_gt(i915)->engine[RCS0];
+
+		rq = mock_request(engine->kernel_context, 0);
+		if (IS_ERR(rq))
+			return PTR_ERR(rq);
+		i915_request_get(rq);
+		i915_request_add(rq);
+		i915_request_wait(rq, 0, MAX_SCHEDULE_TIMEOUT);
+	}
+
+	ns = stall_bench_loop(i915->stall_log, rq, mode, iter, depth);
+	if (rq)
+		i915_request_put(rq);
 
 	mutex_lock(&stall_bench_lock);
 	snprintf(stall_bench_result, sizeof(stall_bench_result), "%s %llu %llu\n",

@@ -23,8 +23,11 @@ log=$OUT/kunit.out
 res=$RESULTS/kunit.results
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
-qemu_args="-smp 4"
-[ "${I915_STALL_KVM:-0}" = 1 ] && qemu_args="$qemu_args -accel kvm"
+# One host thread for all vCPUs: multi-threaded TCG can run a stale
+# translation of code the kernel just patched (a static key flipped with
+# text_poke_bp()), an "Oops: int3" seen here in sched_clock_cpu() at boot.
+qemu_args="-smp 4 -accel tcg,thread=single"
+[ "${I915_STALL_KVM:-0}" = 1 ] && qemu_args="-smp 4 -accel kvm"
 
 rm -f "$json"
 mkdir -p "$BUILD"	# kunit.py makes only the last level of --build_dir
