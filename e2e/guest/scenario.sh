@@ -165,16 +165,22 @@ run_test() {
 	return 0
 }
 
+# capture TAG BIN AR CLIENT_ARGS...: run a held client, cat the stall file
+# into $out/BIN, record it with the client's maps into $out/AR, release it
+capture() {
+	local t=$1 bin=$2 ar=$3
+	shift 3
+	start_client "$t" "$@" || return 1
+	cat "$D/i915_stalls" > "$out/$bin" || return 1
+	i915-stalls record --no-kallsyms -o "$out/$ar" "$out/$bin" 2> "$out/$t-record.err"
+	echo $? > "$out/$t-record.rc"
+	release_clients
+}
+
 run_demo() {
 	find_dir || return 1
 	ctl i915_stalls_enable 1 || return 1
-	start_client demo --frames 16,33,16,50 --worker 8,66 || return 1
-	cat "$D/i915_stalls" > "$out/stalls.bin" || return 1
-	i915-stalls record --no-kallsyms -o "$out/demo.ar" "$out/stalls.bin" \
-		2> "$out/demo-record.err"
-	echo $? > "$out/demo-record.rc"
-	release_clients
-	return 0
+	capture demo stalls.bin demo.ar --frames 16,33,16,50 --worker 8,66
 }
 
 # run_bench: what `make bench` measures in the guest (see scripts/bench.sh),
@@ -233,12 +239,7 @@ run_bench() {
 	# 5. a client's stalls, recorded with its maps for the reader benchmark
 	ctl i915_stalls_clear 1
 	ctl i915_stalls_threshold_us 1000
-	start_client bench --frames 5,5,5,5 --worker 5,5 || return 1
-	cat "$D/i915_stalls" > "$out/client-stalls.bin" || return 1
-	i915-stalls record --no-kallsyms -o "$out/client.ar" "$out/client-stalls.bin" \
-		2> "$out/client-record.err"
-	echo $? > "$out/client-record.rc"
-	release_clients
+	capture bench client-stalls.bin client.ar --frames 5,5,5,5 --worker 5,5 || return 1
 	ctl i915_stalls_enable 0
 	return 0
 }

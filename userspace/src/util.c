@@ -12,17 +12,23 @@
 int verbose;
 bool quiet;
 
+/* One diagnostic line on stderr. */
+static void vmsg(const char *fmt, va_list ap)
+{
+	fputs("i915-stalls: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void warnx_(const char *fmt, ...)
 {
 	va_list ap;
 
 	if (quiet)
 		return;
-	fputs("i915-stalls: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void infox(const char *fmt, ...)
@@ -31,11 +37,9 @@ void infox(const char *fmt, ...)
 
 	if (!verbose)
 		return;
-	fputs("i915-stalls: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void oom(void)
