@@ -138,8 +138,7 @@ static DEFINE_MUTEX(stall_bench_lock);
 static char stall_bench_result[64]; /* under stall_bench_lock */
 
 static noinline u64 stall_bench_loop(struct i915_stall_log *log,
-				     struct i915_request *rq, int mode,
-				     u64 iter, unsigned int depth)
+				     struct i915_request *rq, int mode, u64 iter)
 {
 	unsigned long kst[I915_STALL_KSTACK_MAX], ust[I915_STALL_USTACK_MAX];
 	struct i915_stall_info info = {
@@ -147,12 +146,6 @@ static noinline u64 stall_bench_loop(struct i915_stall_log *log,
 		.site = I915_STALL_SITE_TEST,
 	};
 	u64 i, t0, ns;
-
-	if (depth) {
-		ns = stall_bench_loop(log, rq, mode, iter, depth - 1);
-		OPTIMIZER_HIDE_VAR(ns);
-		return ns;
-	}
 
 	/* A stall that began before the threshold: every record is kept. */
 	info.start_ns = ktime_get_ns() - READ_ONCE(log->threshold_ns) - 1;
@@ -182,6 +175,21 @@ static noinline u64 stall_bench_loop(struct i915_stall_log *log,
 	ns = ktime_get_ns() - t0;
 	OPTIMIZER_HIDE_VAR(kst[0]);
 	OPTIMIZER_HIDE_VAR(ust[0]);
+	return ns;
+}
+
+/* @depth small frames deeper, so that both stacks fill their entries. */
+static noinline u64 stall_bench_deep(struct i915_stall_log *log,
+				     struct i915_request *rq, int mode,
+				     u64 iter, unsigned int depth)
+{
+	u64 ns;
+
+	if (!depth)
+		return stall_bench_loop(log, rq, mode, iter);
+
+	ns = stall_bench_deep(log, rq, mode, iter, depth - 1);
+	OPTIMIZER_HIDE_VAR(ns);
 	return ns;
 }
 
@@ -222,7 +230,7 @@ static ssize_t stall_bench_write(struct file *file, const char __user *ubuf,
 		i915_request_wait(rq, 0, MAX_SCHEDULE_TIMEOUT);
 	}
 
-	ns = stall_bench_loop(i915->stall_log, rq, mode, iter, depth);
+	ns = stall_bench_deep(i915->stall_log, rq, mode, iter, depth);
 	if (rq)
 		i915_request_put(rq);
 

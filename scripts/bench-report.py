@@ -140,7 +140,7 @@ loop) against the same loop empty: {hook:.2f} ns against {empty:.2f} ns per
 iteration (medians of 3; runs {runs("hook")} and {runs("empty")}), so the
 hooks add {hook_cost:.2f} ns to a wait: nothing measurable. The cheapest
 sleeping wait in the same boot costs {base/1000:.1f} us of the waiter's CPU
-time (`stall-bench waits DIR 300 1`, median, log off), so the ratio is
+time (`stall-bench waits DIR 200 1`, median, log off), so the ratio is
 (wait + hooks) / wait = {r1:.4f}.
 
 Not measured: the same workload on a kernel built without
