@@ -983,7 +983,3 @@ void i915_stall_debugfs_register(struct drm_i915_private *i915,
 #if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG_KUNIT_TEST)
 #include "tests/i915_stall_kunit.c"
 #endif
-
-#if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG_MOCK)
-#include "tests/i915_stall_mock.c"
-#endif

@@ -203,6 +203,9 @@ i915_stall_dma_fence_wait(struct drm_i915_private *i915,
 	return dma_fence_wait(fence, intr);
 }
 
+static inline void i915_stall_record(struct i915_stall_log *log,
+				     const struct i915_stall_info *info) { }
+
 static inline int i915_stall_init(struct drm_i915_private *i915) { return 0; }
 static inline void i915_stall_fini(struct drm_i915_private *i915) { }
 static inline void i915_stall_debugfs_register(struct drm_i915_private *i915,

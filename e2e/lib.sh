@@ -21,6 +21,8 @@ E2E_INITRD=$E2E_OUT/initramfs.cpio.gz
 E2E_READER=${I915_STALLS:-$TOP/userspace/i915-stalls}
 # the KUnit kernel, or another build of the series (make bench)
 E2E_KDIR=${E2E_KDIR:-$BUILD/kunit}
+# more QEMU options, e.g. -icount (make bench)
+E2E_QEMU_ARGS=${E2E_QEMU_ARGS:-}
 
 e2e_log() { echo "e2e: $*" >&2; }
 
@@ -74,7 +76,7 @@ e2e_boot() {
 	# scripts/kunit.sh
 	{
 		timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none -no-reboot \
-			-m 1024 -smp 4 -accel tcg,thread=single -bios qboot.rom \
+			-m 1024 -smp 4 -accel tcg,thread=single -bios qboot.rom $E2E_QEMU_ARGS \
 			-kernel "$kernel" -initrd "$E2E_INITRD" \
 			-append "console=ttyS0 kunit.enable=0 panic=-1 e2e.mode=$mode" \
 			-serial stdio -serial "file:$dir/ttyS1.txt" < /dev/null

@@ -3,8 +3,7 @@
  * Copyright © 2026 The i915 stall log authors
  *
  * A mock GPU for exercising the i915 stall log from userspace, for tests
- * only (CONFIG_DRM_I915_STALL_LOG_MOCK).  #included at the end of
- * i915_stall.c.
+ * and benchmarks only (CONFIG_DRM_I915_STALL_LOG_MOCK).
  *
  * At boot this creates one i915 mock device (selftests/mock_gem_device.c)
  * and registers it with DRM, so that its stall log files appear in
@@ -15,14 +14,39 @@
  * own context.  Only the GPU is mocked: the wait, the record, the ring and
  * the debugfs files are the production code paths.
  *
+ * Without CONFIG_DRM_I915_STALL_LOG the same device and waits exist with
+ * no log and no hooks: the baseline against which benchmarks measure what
+ * the disabled hooks cost.
+ *
  * i915_stalls_mock_bench times the recording path for benchmarks: see
  * stall_bench_write().
  */
 
+#include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/init.h>
+#include <linux/jump_label.h>
+#include <linux/kstrtox.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_drv.h>
+
 #include "gem/i915_gem_context.h"
 #include "gem/selftests/mock_context.h"
+#include "gt/intel_gt.h"
 #include "selftests/mock_gem_device.h"
 #include "selftests/mock_request.h"
+
+#include "i915_drv.h"
+#include "i915_request.h"
+#include "i915_stall.h"
+#include "i915_stall_format.h"
 #include "i915_trace.h"
 
 /* Waits longer than this are refused: a test should not hang a CPU. */
@@ -113,10 +137,11 @@ static const struct file_operations stall_mock_fops = {
  *
  *   empty   nothing, the loop alone
  *   hook    the wait-site hooks of i915_request_wait_timeout(), with no log
- *           enabled (patched-out jumps); -EBUSY if a log is enabled
+ *           enabled (patched-out jumps; nothing without the stall log);
+ *           -EBUSY if a log is enabled
  *   unwind  stack_trace_save() and stack_trace_save_user(), 32 frames each
  *   record  i915_stall_record() of a stall over the threshold: both
- *           unwinds, the ring and the rest; -EINVAL if the log is disabled
+ *           unwinds, the ring and the rest; -EINVAL if no log is enabled
  *   trace   the i915_request_wait_end tracepoint of a completed request:
  *           what ftrace costs per stall, with whatever triggers are set
  *
@@ -137,18 +162,41 @@ static const char * const stall_bench_modes[] = {
 static DEFINE_MUTEX(stall_bench_lock);
 static char stall_bench_result[64]; /* under stall_bench_lock */
 
+#if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG)
+/* Whether the hooks are live: some device's log is enabled. */
+static bool stall_bench_log_enabled(void)
+{
+	return static_key_enabled(&i915_stall_key);
+}
+
+static struct i915_stall_log *stall_bench_log(struct drm_i915_private *i915)
+{
+	return i915->stall_log;
+}
+#else
+static bool stall_bench_log_enabled(void)
+{
+	return false;
+}
+
+static struct i915_stall_log *stall_bench_log(struct drm_i915_private *i915)
+{
+	return NULL;
+}
+#endif
+
 static noinline u64 stall_bench_loop(struct i915_stall_log *log,
 				     struct i915_request *rq, int mode, u64 iter)
 {
 	unsigned long kst[I915_STALL_KSTACK_MAX], ust[I915_STALL_USTACK_MAX];
-	struct i915_stall_info info = {
+	/* Started at boot: a stall over any threshold a test sets. */
+	const struct i915_stall_info info = {
+		.start_ns = 0,
 		.timeout = MAX_SCHEDULE_TIMEOUT,
 		.site = I915_STALL_SITE_TEST,
 	};
 	u64 i, t0, ns;
 
-	/* A stall that began before the threshold: every record is kept. */
-	info.start_ns = ktime_get_ns() - READ_ONCE(log->threshold_ns) - 1;
 	t0 = ktime_get_ns();
 	for (i = 0; i < iter; i++) {
 		u64 start, spin;
@@ -214,9 +262,9 @@ static ssize_t stall_bench_write(struct file *file, const char __user *ubuf,
 	mode = match_string(stall_bench_modes, ARRAY_SIZE(stall_bench_modes), name);
 	if (mode < 0)
 		return -EINVAL;
-	if (mode == BENCH_HOOK && static_key_enabled(&i915_stall_key))
+	if (mode == BENCH_HOOK && stall_bench_log_enabled())
 		return -EBUSY;
-	if (mode == BENCH_RECORD && !READ_ONCE(i915->stall_log->enabled))
+	if (mode == BENCH_RECORD && !stall_bench_log_enabled())
 		return -EINVAL;
 
 	if (mode == BENCH_TRACE) {
@@ -230,7 +278,7 @@ static ssize_t stall_bench_write(struct file *file, const char __user *ubuf,
 		i915_request_wait(rq, 0, MAX_SCHEDULE_TIMEOUT);
 	}
 
-	ns = stall_bench_deep(i915->stall_log, rq, mode, iter, depth);
+	ns = stall_bench_deep(stall_bench_log(i915), rq, mode, iter, depth);
 	if (rq)
 		i915_request_put(rq);
 

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import statistics as st
+import struct
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--guest", required=True)
@@ -51,15 +52,50 @@ cpu_model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                   if l.startswith("model name")), "unknown")
 release = open(os.path.join(a.guest, "uname")).read().strip()
 
-# 1. disabled hooks
+# 1. disabled hooks: boots alternating between the kernel with the log
+#    compiled in (disabled) and without it
+waits = [json.loads(l) for l in open(os.path.join(a.work, "waits.jsonl")) if l.strip()]
+w_on = [r["cpu_ns_median"] for r in waits if r["kernel"] == "on"]
+w_off = [r["cpu_ns_median"] for r in waits if r["kernel"] == "off"]
+if not w_on or not w_off:
+    raise SystemExit("bench-report: no waits measured on one of the kernels")
+w_n = waits[0]["n"]
+n_boots = len({(r["kernel"], r["boot"]) for r in waits})
 empty = med("empty", "ns_per_iter")
 hook = med("hook", "ns_per_iter")
-base = med("baseline", "cpu_ns_median")
 hook_cost = max(hook - empty, 0.0)
-r1 = (base + hook_cost) / base
-asm = open(os.path.join(a.work, "i915_request_wait_timeout.s")).read().splitlines()
-asm_lines = [l for l in asm if re.search(r"\bnop|__i915_stall_request_end|ktime_get_ns", l)]
-nops = [l for l in asm_lines if "nop" in l]
+
+
+def disasm(k):
+    lines = open(os.path.join(a.work, f"i915_request_wait_timeout-{k}.s")).read().splitlines()
+    return [l for l in lines if re.match(r"\s*[0-9a-f]+:\t", l)]
+
+
+def labels(k):
+    return [l.split() for l in open(os.path.join(a.work, f"jump-labels-{k}.txt")) if l.strip()]
+
+
+insn_on, insn_off = disasm("on"), disasm("off")
+lab_on, lab_off = labels("on"), labels("off")
+ours = [addr for addr, key in lab_on if key == "i915_stall_key"]
+asm_lines = []
+for l in insn_on:
+    addr = l.split(":")[0].strip()
+    key = next((k for ad, k in lab_on if ad == addr), None)
+    if key or "__i915_stall_request_end" in l:
+        asm_lines.append(l + (f"\t# {key}" if key else ""))
+# a run's figure is the median of its waits; per kernel, the mean of its
+# runs and that mean's standard error
+m_on, m_off = st.mean(w_on), st.mean(w_off)
+se_on, se_off = st.stdev(w_on) / len(w_on) ** 0.5, st.stdev(w_off) / len(w_off) ** 0.5
+r1 = m_on / m_off
+r1_err = r1 * ((se_on / m_on) ** 2 + (se_off / m_off) ** 2) ** 0.5
+spread = max((max(w) - min(w)) / st.mean(w) for w in (w_on, w_off))
+
+
+def vals(v):
+    return ", ".join(f"{x:,}" for x in v)
+
 
 # 2. per record
 unwind = med("unwind", "ns_per_iter")
@@ -103,26 +139,48 @@ sum_rate = 1_000_000 / sum_t
 perf_rate = a.perf_samples / perf_t if perf_t else 0
 r5 = ours_rate / perf_rate if perf_rate else float("inf")
 
+# stack depths: perf's samples, and the records the big log repeats
+p_s, p_k, p_u = (int(x) for x in open(os.path.join(a.work, "perf-depth.txt")).read().split())
+log = open(os.path.join(a.guest, "client-stalls.bin"), "rb").read()
+rsize, = struct.unpack_from("<I", log, 16)
+_, roff, rcount = struct.unpack_from("<QQQ", log, 32)
+o_k = st.mean(log[roff + i * rsize + 91] for i in range(rcount))	# kstack_depth
+o_u = st.mean(log[roff + i * rsize + 92] for i in range(rcount))	# ustack_depth
+depths = (f"perf's samples have {p_k / p_s:.1f} kernel and {p_u / p_s:.1f} user frames "
+          f"on average, the records {o_k:.1f} and {o_u:.1f}")
+
 nrec = 640	# sizeof(struct i915_stall_record), i915_stall_format.h
 
 print(f"""# Performance
 
 Measured by `make bench` (`scripts/bench.sh`), which boots the end-to-end
-guest once (`e2e.mode=bench`, `run_bench` in `e2e/guest/scenario.sh`) and
-measures the reader on the host. Every ratio below compares two figures
-taken in the same boot, or on the host in the same run.
+guest (`e2e.mode=bench`, `run_bench` in `e2e/guest/scenario.sh`) for
+figures 2 to 4, boots it {n_boots} more times alternating between two kernels
+for figure 1 (`e2e.mode=waits`, `run_waits`), and measures the reader on
+the host. Every ratio below compares two figures taken in the same boot,
+in alternating boots of the same run, or on the host in the same run.
 
 - Host: {cpu_model}, 2 cores. Guest: QEMU x86_64 under **TCG** (software
   emulation), 4 vCPUs, kernel `{release}`.
 - The guest kernel is the series built with `kunit/bench.kunitconfig`: the
   KUnit kernel's configuration without KASAN, lockdep and the other debug
   options (they would dominate every figure), with the function tracer on
-  as distributions build it. Under TCG absolute times are still many times
-  what hardware gives: ratios are what to read.
+  as distributions build it. The baseline of figure 1 is the same with
+  `kunit/bench-off.kunitconfig`: no `CONFIG_DRM_I915_STALL_LOG`, the same
+  mock GPU.
+- **Guest times are instruction counts.** The guest runs with QEMU's
+  `-icount shift=0`: its clock advances one nanosecond per guest
+  instruction executed, so a "ns" below is one instruction, and a figure is
+  the same from run to run (within about 0.5%) whatever the host is doing.
+  Without it, TCG's wall-clock figures moved by 30% between runs. What this
+  does not model is the memory hierarchy: a cache miss costs what any
+  instruction does. Read the ratios, not the absolute figures; hardware
+  will differ most where memory traffic differs (the 640-byte record
+  store, the snapshot copy).
 
 | # | what | measured | goal | |
 |---|---|---|---|---|
-| 1 | wait path, log compiled in but disabled, over the same path without the hooks | {r1:.4f} | <= 1.01 | {goal(r1 <= 1.01)} |
+| 1 | wait path, log compiled in but disabled, over the log compiled out (alternating boots) | {r1:.4f} ± {r1_err:.4f} | <= 1.01 | {goal(r1 <= 1.01)} |
 | 2 | a record with 32 kernel + 32 user frames, over bare `stack_trace_save()` + `stack_trace_save_user()` | {r2:.3f} ({record:.0f} ns vs {unwind:.0f} ns) | <= 1.25 | {goal(r2 <= 1.25)} |
 | 3 | per-stall overhead, the log over ftrace's stacktrace trigger + userstacktrace | {r3:.3f} ({ours_over/1000:.1f} us vs {ftrace_over/1000:.1f} us) | <= 1.0 | {goal(r3 <= 1.0)} |
 | 4 | snapshot of full rings ({snap_bytes} bytes) while writers record on the other CPUs | {snap_busy/1000:.0f} us median, {snap_busy_max/1000:.0f} us max; writers {w_snapped:.0f} ns/record vs {w_alone:.0f} alone | writers never wait | {goal(w_snapped <= 1.25 * w_alone)} |
@@ -133,24 +191,41 @@ taken in the same boot, or on the host in the same run.
 
 ## 1. The disabled path
 
-With no log enabled, the hooks in `i915_request_wait_timeout()` are
-patched-out jumps. Measured in the guest with `stall-bench kernel DIR hook`
-(`i915_stalls_mock_bench`, the three hooks of the request wait site in a
-loop) against the same loop empty: {hook:.2f} ns against {empty:.2f} ns per
-iteration (medians of 3; runs {runs("hook")} and {runs("empty")}), so the
-hooks add {hook_cost:.2f} ns to a wait: nothing measurable. The cheapest
-sleeping wait in the same boot costs {base/1000:.1f} us of the waiter's CPU
-time (`stall-bench waits DIR 200 1`, median, log off), so the ratio is
-(wait + hooks) / wait = {r1:.4f}.
+The same workload on two kernels built from the same tree, one with
+`CONFIG_DRM_I915_STALL_LOG=y` (its log left disabled) and one without it,
+booted alternately, {n_boots // 2} times each: in each boot, three runs of
+`stall-bench waits DIR {w_n} 1 1`: {w_n} sleeping 1 ms waits on the mock GPU
+(`i915_stalls_mock_wait`: submit a request, `i915_request_wait()` on it)
+from a user stack 32 frames deep, pinned to CPU 1, each timed in the
+waiting thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`). A run's figure is
+the median of its waits:
 
-Not measured: the same workload on a kernel built without
-`CONFIG_DRM_I915_STALL_LOG`. That is a second kernel build and a second
-boot; the hook loop above measures the difference directly instead.
+| kernel | CPU time per wait, one figure per run | mean ± standard error |
+|---|---|---|
+| log compiled in, disabled | {vals(w_on)} | {m_on:,.0f} ± {se_on:,.0f} |
+| log compiled out | {vals(w_off)} | {m_off:,.0f} ± {se_off:,.0f} |
 
-The jump labels in `i915_request_wait_timeout()` of the vmlinux that ran
-(`objdump -d --disassemble=i915_request_wait_timeout`), {len(nops)} NOPs
-that become jumps when a log is enabled, and the out-of-line calls they
-guard:
+Ratio, compiled in and disabled over compiled out: **{r1:.4f} ± {r1_err:.4f}**
+(standard error). A wait is some {m_off:,.0f} instructions (the system
+call, the request, 8 us of busy-spinning, the sleep and the wakeup), and
+even under `-icount` runs of one kernel spread over {spread:.1%} of it,
+more than the hooks could add: the figure bounds their cost, it cannot
+resolve it. (Timer migration is off in these boots, so that the mock GPU's
+timer always fires on the waiter's CPU: with it on, boots fell into two
+groups 2.5% apart, whichever kernel they ran.)
+
+What resolves it: the three hooks of the request wait site in a loop
+(`stall-bench kernel DIR hook`, no log enabled) take {hook:.1f} ns per
+iteration against {empty:.1f} ns for the same loop empty (medians of 3),
+{hook_cost:.1f} instructions for the three; and the code itself. The jump
+labels in `i915_request_wait_timeout()` of the vmlinux that ran (its
+`__jump_table` entries, `scripts/jump-labels.py`): {len(ours)} on
+`i915_stall_key`, NOPs that become jumps when a log is enabled, next to
+the {len(lab_off)} of the function's tracepoints that both kernels have.
+With the log compiled in the function is {len(insn_on)} instructions long,
+{len(insn_off)} without it; the difference is the out-of-line code behind
+the jumps (reading the clock, the call to `__i915_stall_request_end()`),
+which runs only while a log is enabled.
 
 ```
 {chr(10).join(asm_lines[:24])}
@@ -165,8 +240,7 @@ unwinds, the ring, the rest of the fields); `unwind` is
 `stack_trace_save(32)` + `stack_trace_save_user(32)` alone. Medians of five
 runs: {record:.0f} ns per record against {unwind:.0f} ns for the unwinds:
 ratio {r2:.3f}. Unwinding dominates, as expected. The runs, in ns per
-iteration, show how noisy TCG is: unwind {runs("unwind")}, record
-{runs("record")}.
+iteration: unwind {runs("unwind")}, record {runs("record")}.
 
 ## 3. Against ftrace
 
@@ -202,8 +276,9 @@ record as fast as they can while CPU 0 takes 200 snapshots
 max), {snap_quiet/1000:.0f} us when the writers are done. The writers
 recorded at {w_snapped:.0f} ns per record during the snapshots and
 {w_alone:.0f} ns alone: they never wait for a reader (there is no lock or
-atomic operation on their path), and what difference there is comes from
-sharing caches and the host's two cores between four vCPUs.
+atomic operation on their path). Under single-threaded TCG the four vCPUs
+take turns on one host thread, so a writer's figure moves with what the
+others do in its turns.
 
 ## 5. The reader
 
@@ -219,6 +294,8 @@ kernel's vmlinux:
 | same, 100k records | | | {small_rss/1024:.1f} MiB |
 | `i915-stalls summary ... big.ar` | {sum_t:.2f} s | {sum_rate:,.0f} | {times("summary")[0][1]/1024:.0f} MiB |
 | `perf script` on {a.perf_samples:,} `sched:sched_switch` samples with call chains (`perf record -g -- perf bench sched pipe -l 50000`) | {perf_t:.2f} s | {perf_rate:,.0f} | {perf_rss/1024:.0f} MiB |
+
+Stack depths: {depths}.
 
 For reference, the issue measured `perf script` here at about 52k samples/s
 (1.93 s for 99,959 samples of 8 kernel + 24 user frames, 62 MiB).

@@ -2,49 +2,89 @@
 # SPDX-License-Identifier: MIT
 #
 # make bench: measure what a stall record costs and how fast the reader is,
-# and write docs/performance.md.  Kernel figures come from one boot of the
+# and write docs/performance.md.  I915_STALLS may name the reader binary to
+# measure (default: build userspace/).  Kernel figures come from one boot of the
 # end-to-end guest (e2e.mode=bench, see e2e/guest/scenario.sh run_bench)
 # on a build of the tree in $KBASE without debug options
 # (kunit/bench.kunitconfig, in $BUILD/bench: about 12 minutes cold, less
-# with ccache); reader figures from the host.
+# with ccache), and from boots alternating between that kernel and one
+# built without the stall log (kunit/bench-off.kunitconfig, in
+# $BUILD/bench-off), e2e.mode=waits; reader figures from the host.
+#
+# The guest runs with QEMU's -icount shift=0: its clock advances one
+# nanosecond per guest instruction, so what it times is an instruction
+# count, the same from run to run whatever the host is doing.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:?}
 OUT=${OUT:-$TOP/out}
 E2E_OUT=$OUT/bench-e2e
-E2E_KDIR=$BUILD/bench
+ON=$BUILD/bench
+OFF=$BUILD/bench-off
+E2E_KDIR=$ON
+E2E_QEMU_ARGS="-icount shift=0"
 W=$OUT/bench
+rm -rf "$W"
 mkdir -p "$W" "$BUILD"
-export TOP BUILD E2E_OUT E2E_KDIR
+export TOP BUILD E2E_OUT E2E_KDIR E2E_QEMU_ARGS
 
-# The kernel: the series as it stands in $KBASE, no KASAN or lockdep.
+# The kernels: the series as it stands in $KBASE, no KASAN or lockdep,
+# with the stall log and without it.
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
-(cd "${KBASE:?}" && python3 tools/testing/kunit/kunit.py build --arch=x86_64 \
-	--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig \
-	--kunitconfig="$TOP/kunit/bench.kunitconfig" \
-	--build_dir="$E2E_KDIR" --jobs="${JOBS:-$(nproc)}" --make_options "CC=$cc") \
-	> "$W/kernel-build.log" 2>&1 ||
-	{ echo "bench: building the kernel failed, see $W/kernel-build.log" >&2; exit 1; }
+kbuild() { # DIR KUNITCONFIG...
+	local dir=$1
+	shift
+	(cd "${KBASE:?}" && python3 tools/testing/kunit/kunit.py build --arch=x86_64 \
+		"${@/#/--kunitconfig=}" --build_dir="$dir" \
+		--jobs="${JOBS:-$(nproc)}" --make_options "CC=$cc") \
+		> "$W/kernel-build-${dir##*/}.log" 2>&1 ||
+		{ echo "bench: building $dir failed, see $W/kernel-build-${dir##*/}.log" >&2; exit 1; }
+}
+kbuild "$ON" "$KBASE/drivers/gpu/drm/i915/tests/.kunitconfig" "$TOP/kunit/bench.kunitconfig"
+kbuild "$OFF" "$TOP/kunit/bench.kunitconfig" "$TOP/kunit/bench-off.kunitconfig"
 # shellcheck source=../e2e/lib.sh
 . "$TOP/e2e/lib.sh"
 
-grep -aq i915_stalls_mock_bench "$E2E_KDIR/vmlinux" ||
+grep -aq i915_stalls_mock_bench "$ON/vmlinux" ||
 	{ echo "bench: the kernel has no i915_stalls_mock_bench: run make tree" >&2; exit 1; }
+if ! grep -aq i915_stalls_mock_wait "$OFF/vmlinux" || grep -q '^CONFIG_DRM_I915_STALL_LOG=y' "$OFF/.config"; then
+	echo "bench: $OFF is not a mock GPU kernel without the stall log" >&2
+	exit 1
+fi
 
 e2e_build
 e2e_boot bench 900 1
 G=$E2E_OUT/bench/guest
 [ "$(cat "$G/rc")" = 0 ] || { echo "bench: the guest scenario failed:" >&2; cat "$G/scenario.log" >&2; exit 1; }
 
-# The patched-out jumps in the hooked wait function.
-objdump -d --no-show-raw-insn "$E2E_KDIR/vmlinux" \
-	--disassemble=i915_request_wait_timeout > "$W/i915_request_wait_timeout.s"
+# 1. The same waits with the log compiled in but disabled and compiled out,
+#    boots alternating.
+for i in 1 2 3 4 5; do
+	for k in on off; do
+		if [ $k = on ]; then E2E_KDIR=$ON; else E2E_KDIR=$OFF; fi
+		e2e_boot waits 600 0
+		[ "$(cat "$E2E_OUT/waits/guest/rc")" = 0 ] ||
+			{ echo "bench: waits on $E2E_KDIR failed:" >&2; cat "$E2E_OUT/waits/guest/scenario.log" >&2; exit 1; }
+		sed "s/^{/{\"kernel\":\"$k\",\"boot\":$i,/" "$E2E_OUT/waits/guest/waits.jsonl" >> "$W/waits.jsonl"
+	done
+done
+E2E_KDIR=$ON
+
+# The patched-out jumps in the hooked wait function, and the same function
+# without the log.
+for k in on off; do
+	if [ $k = on ]; then d=$ON; else d=$OFF; fi
+	objdump -d --no-show-raw-insn "$d/vmlinux" \
+		--disassemble=i915_request_wait_timeout > "$W/i915_request_wait_timeout-$k.s"
+	python3 "$TOP/scripts/jump-labels.py" "$d/vmlinux" i915_request_wait_timeout \
+		> "$W/jump-labels-$k.txt"
+done
 
 # Reader: a log of a million records, made of the client's real stalls.
-R=$TOP/userspace/i915-stalls
-make -s -C "$TOP/userspace"
+R=${I915_STALLS:-$TOP/userspace/i915-stalls}
+[ -n "${I915_STALLS:-}" ] || make -s -C "$TOP/userspace"
 python3 "$TOP/scripts/bench-grow.py" "$G/client.ar" 1000000 "$W/big.ar" "$W/big.bin"
 python3 "$TOP/scripts/bench-grow.py" "$G/client.ar" 100000 "$W/small.ar" "$W/small.bin"
 sym=(--offline --symfs "$E2E_ROOTFS" --vmlinux "$E2E_KDIR/vmlinux")
@@ -63,6 +103,11 @@ timed summary "$R" summary "${sym[@]}" "$W/big.ar"
 perf record -q -e sched:sched_switch -g -o "$W/perf.data" -- \
 	perf bench sched pipe -l 50000 > /dev/null 2>&1 || true
 perf_samples=$(perf script -i "$W/perf.data" -F event 2>/dev/null | grep -c sched_switch || true)
+# its call chains: samples, kernel frames, user frames
+perf script -i "$W/perf.data" -F ip 2>/dev/null |
+	awk 'NF == 0 { if (n) s++; n = 0; next }
+	     { n++; if (length($1) == 16 && substr($1, 1, 1) == "f") k++; else u++ }
+	     END { if (n) s++; print s + 0, k + 0, u + 0 }' > "$W/perf-depth.txt"
 for i in 1 2 3; do
 	timed "perf-$i" perf script -i "$W/perf.data"
 done

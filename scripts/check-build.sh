@@ -43,8 +43,10 @@ config() { # dir on|off|mod
 	$sc -e EXPERT -e DEBUG_FS -e DRM -e DRM_I915 -e DRM_I915_WERROR \
 	    -e DRM_I915_SELFTEST -e KUNIT -d COMPILE_TEST
 	case $mode in
-	on)  $sc -e DRM_I915_STALL_LOG -e DRM_I915_STALL_LOG_KUNIT_TEST ;;
-	off) $sc -d DRM_I915_STALL_LOG -d DRM_I915_STALL_LOG_KUNIT_TEST ;;
+	on)  $sc -e DRM_I915_STALL_LOG -e DRM_I915_STALL_LOG_KUNIT_TEST \
+		 -e DRM_I915_STALL_LOG_MOCK ;;
+	off) $sc -d DRM_I915_STALL_LOG -d DRM_I915_STALL_LOG_KUNIT_TEST \
+		 -e DRM_I915_STALL_LOG_MOCK ;;
 	mod) $sc -m DRM_I915 -e DRM_I915_STALL_LOG -e DRM_I915_STALL_LOG_KUNIT_TEST ;;
 	esac
 	make -s -C "$src" O="$dir" CC="$cc" olddefconfig
@@ -58,6 +60,9 @@ targets() { # dir files...
 		drivers/gpu/drm/i915/i915_stall*.c)
 			# built only with the feature on
 			grep -q '^CONFIG_DRM_I915_STALL_LOG=[ym]' "$dir/.config" && echo "${f%.c}.o" ;;
+		drivers/gpu/drm/i915/tests/i915_stall_mock.c)
+			# its own object, with or without the log
+			grep -q '^CONFIG_DRM_I915_STALL_LOG_MOCK=y' "$dir/.config" && echo "${f%.c}.o" ;;
 		drivers/gpu/drm/i915/tests/*.c) ;;	# #included by i915_stall.c
 		drivers/gpu/drm/i915/*.c|kernel/*.c)
 			# only objects the configuration builds

@@ -8,9 +8,10 @@
  *	microbenchmark MODE (empty, hook, unwind, record) through
  *	DIR/i915_stalls_mock_bench with ITER iterations at KDEPTH extra
  *	kernel frames; pinned to CPU if given
- *   stall-bench waits DIR N MS
- *	N mock waits of MS milliseconds from a UDEPTH-32 user stack; the
- *	waiting thread's CPU time per wait (what recording adds) and wall time
+ *   stall-bench waits DIR N MS [CPU]
+ *	N mock waits of MS milliseconds from a 32-frame user stack; the
+ *	waiting thread's CPU time per wait (what recording adds) and wall
+ *	time; pinned to CPU if given
  *   stall-bench snap DIR N
  *	N snapshots of DIR/i915_stalls: open, read all, close; time each
  */
@@ -145,6 +146,8 @@ int main(int argc, char **argv)
 		dir = argv[2];
 		if (!cpu || !wall)
 			die("calloc");
+		if (argc >= 6)
+			pin(atoi(argv[5]));
 		for (i = 0; i < n; i++) {
 			uint64_t c0 = now_ns(CLOCK_THREAD_CPUTIME_ID), w0 = now_ns(CLOCK_MONOTONIC);
 
@@ -155,8 +158,10 @@ int main(int argc, char **argv)
 		}
 		qsort(cpu, n, sizeof(*cpu), cmp_u64);
 		qsort(wall, n, sizeof(*wall), cmp_u64);
-		printf("{\"bench\":\"waits\",\"n\":%d,\"ms\":%s,\"cpu_ns_median\":%llu,"
-		       "\"cpu_ns_mean\":%.0f,\"wall_ns_median\":%llu}\n", n, argv[4],
+		printf("{\"bench\":\"waits\",\"n\":%d,\"ms\":%s,\"cpu_ns_min\":%llu,"
+		       "\"cpu_ns_p10\":%llu,\"cpu_ns_median\":%llu,\"cpu_ns_mean\":%.0f,"
+		       "\"wall_ns_median\":%llu}\n", n, argv[4],
+		       (unsigned long long)cpu[0], (unsigned long long)cpu[n / 10],
 		       (unsigned long long)cpu[n / 2], (double)sum / n,
 		       (unsigned long long)wall[n / 2]);
 		return 0;
@@ -191,6 +196,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr, "usage: stall-bench kernel DIR MODE ITER KDEPTH UDEPTH [CPU] | "
-		"waits DIR N MS | snap DIR N\n");
+		"waits DIR N MS [CPU] | snap DIR N\n");
 	return 64;
 }

@@ -6,6 +6,9 @@
 #   run_test   every scenario scripts/e2e.sh checks (see there)
 #   run_demo   one client for `make demo`
 #   run_smoke  mounts and the transport only (any kernel)
+#   run_bench  the kernel figures of `make bench`
+#   run_waits  mock waits with no log enabled, on a kernel with the stall
+#              log compiled in or out (`make bench`, figure 1)
 #
 # Clients are gpu-demo processes (see e2e/client/gpu-demo.c) that report
 # what they did as JSON lines in $out/client-TAG.jsonl, then stay alive
@@ -242,4 +245,26 @@ run_bench() {
 	capture bench client-stalls.bin client.ar --frames 5,5,5,5 --worker 5,5 || return 1
 	ctl i915_stalls_enable 0
 	return 0
+}
+
+# The same mock waits on a kernel with the stall log compiled in but
+# disabled and on one without it: what the disabled hooks cost a wait.
+run_waits() {
+	local b=/opt/gpu-demo/stall-bench f i
+	D=
+	for f in /sys/kernel/debug/dri/*/i915_stalls_mock_wait; do
+		[ -e "$f" ] && D=${f%/i915_stalls_mock_wait} && break
+	done
+	[ -n "$D" ] || { log "no dri/*/i915_stalls_mock_wait: no mock GPU"; return 1; }
+	if [ -e "$D/i915_stalls_enable" ]; then
+		echo "stall log compiled in" > "$out/kernel"
+		[ "$(cat "$D/i915_stalls_enable")" = 0 ] || { log "the log is enabled"; return 1; }
+	else
+		echo "stall log compiled out" > "$out/kernel"
+	fi
+	# the mock GPU's completion timer fires on the waiter's CPU
+	echo 0 > /proc/sys/kernel/timer_migration
+	for i in 1 2 3; do
+		$b waits "$D" 300 1 1 >> "$out/waits.jsonl" || return 1
+	done
 }
