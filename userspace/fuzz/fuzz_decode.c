@@ -18,7 +18,7 @@ static void decode_all(const unsigned char *buf, size_t size, uint64_t base)
 
 	while (off < size) {
 		struct stall_file f;
-		struct i915_stall_record r;
+		const struct i915_stall_record *r;
 		struct stall_iter it;
 		struct diag d;
 		int rc;
@@ -27,9 +27,11 @@ static void decode_all(const unsigned char *buf, size_t size, uint64_t base)
 			return;
 		stall_iter_init(&it, &f);
 		while ((rc = stall_iter_next(&it, &r, &d)) > 0) {
-			json_strn(devnull, r.comm, strnlen(r.comm, sizeof(r.comm)));
-			if (site_name(r.site) && outcome_name(r.outcome) &&
-			    engine_class_name(r.engine_class))
+			json_strn(devnull, r->comm, strnlen(r->comm, sizeof(r->comm)));
+			if (site_name(r->site) && outcome_name(r->outcome) &&
+			    engine_class_name(r->engine_class) &&
+			    (!r->kstack_depth || r->kstack[r->kstack_depth - 1]) &&
+			    (!r->ustack_depth || r->ustack[r->ustack_depth - 1]))
 				fputc('.', devnull);
 		}
 		stall_file_close(&f);
@@ -43,7 +45,7 @@ static void decode_all(const unsigned char *buf, size_t size, uint64_t base)
 static void decode_stream(const unsigned char *buf, size_t size)
 {
 	struct stall_file f;
-	struct i915_stall_record r;
+	const struct i915_stall_record *r;
 	struct stall_iter it;
 	struct diag d;
 	uint64_t need = 0, i;
@@ -96,6 +98,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	decode_all(data, size, 0);
 	decode_stream(data, size);
+	if (size) {	/* records from a misaligned buffer are copied */
+		unsigned char *odd = malloc(size + 1);
+
+		memcpy(odd + 1, data, size);
+		decode_all(odd + 1, size, 0);
+		free(odd);
+	}
 	if (size && size < 4096) {
 		char *text = malloc(size + 1);
 		struct proc_maps pm = { 0 };

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Decoder of the i915_stalls file.  Every size, offset and count is checked
- * against the buffer before it is used; records are copied out one at a time
- * so a caller can stream them with bounded memory.
+ * against the buffer before it is used; records are checked one at a time and
+ * handed out where they lie, so a caller can stream them with bounded memory.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -206,7 +206,8 @@ void stall_iter_init(struct stall_iter *it, const struct stall_file *f)
 	it->left = f->hdr.cpu_count ? f->cpus[0].emitted : 0;
 }
 
-int stall_iter_next(struct stall_iter *it, struct i915_stall_record *r, struct diag *d)
+int stall_iter_next(struct stall_iter *it, const struct i915_stall_record **r,
+		    struct diag *d)
 {
 	const struct stall_file *f = it->f;
 	const struct i915_stall_file_header *h = &f->hdr;
@@ -218,12 +219,13 @@ int stall_iter_next(struct stall_iter *it, struct i915_stall_record *r, struct d
 	return stall_iter_take(it, f->buf + h->records_offset + it->next * h->record_size, r, d);
 }
 
-int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct i915_stall_record *r,
-		    struct diag *d)
+int stall_iter_take(struct stall_iter *it, const unsigned char *p,
+		    const struct i915_stall_record **rp, struct diag *d)
 {
 	const struct stall_file *f = it->f;
 	const struct i915_stall_file_header *h = &f->hdr;
 	const struct i915_stall_cpu_entry *c;
+	const struct i915_stall_record *r;
 	uint64_t off;
 
 	if (it->next >= h->record_count)
@@ -236,7 +238,17 @@ int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct i915_s
 	}
 	c = &f->cpus[it->cpu_idx];
 	off = f->base + h->records_offset + it->next * h->record_size;
-	memcpy(r, p, sizeof(*r));
+	/*
+	 * Records are used where they lie (the input is mapped or read
+	 * whole).  Offsets and sizes are multiples of 8, so they are aligned
+	 * unless the caller's buffer is not: then use a copy.
+	 */
+	if ((uintptr_t)p % _Alignof(struct i915_stall_record)) {
+		memcpy(&it->copy, p, sizeof(it->copy));
+		r = &it->copy;
+	} else {
+		r = (const struct i915_stall_record *)p;
+	}
 	if (r->cpu != c->cpu)
 		return diag_fail(d, off + ROFF(cpu),
 			    "record %llu: cpu %u, but the CPU table says the next %llu records are cpu %u's",
@@ -259,13 +271,13 @@ int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct i915_s
 		       (unsigned long long)r->duration_ns);
 		it->warned_spin = true;
 	}
-	/* Entries past the depth are not data: never let them leak out. */
-	memset(r->kstack + r->kstack_depth, 0, (I915_STALL_KSTACK_MAX - r->kstack_depth) * sizeof(__u64));
-	memset(r->ustack + r->ustack_depth, 0, (I915_STALL_USTACK_MAX - r->ustack_depth) * sizeof(__u64));
+	/* Entries past the depths are not data: no reader may look at them
+	 * (they are not cleared, the record may be read-only). */
 	it->last_seq = r->seq;
 	it->have_seq = true;
 	it->left--;
 	it->next++;
+	*rp = r;
 	return 1;
 }
 

@@ -118,8 +118,7 @@ struct filt {
 
 struct input {
 	const char *name;
-	unsigned char *buf;
-	size_t size;
+	struct input_buf data;	/* mapped or read; records point into it */
 	struct archive *ar;
 };
 
@@ -129,6 +128,8 @@ struct loaded {
 	size_t nin;
 	struct stall_file **files;
 	size_t nfiles;
+	unsigned char **copies;	/* aligned copies of misaligned buffers */
+	size_t ncopies;
 };
 
 static int bad_input(const char *name, const struct diag *d)
@@ -188,9 +189,20 @@ static int decode_stalls(struct loaded *L, const char *name, const unsigned char
 		snprintf(d.msg, sizeof(d.msg), "empty input");
 		return bad_input(name, &d);
 	}
+	/* Records stay where they are, so they must be aligned: they are,
+	 * in a map or a malloc()ed buffer, as every offset to them is a
+	 * multiple of 8; else use an aligned copy. */
+	if ((uintptr_t)buf % 8) {
+		unsigned char *c = xmalloc(size);
+
+		memcpy(c, buf, size);
+		L->copies = xreallocarray(L->copies, L->ncopies + 1, sizeof(*L->copies));
+		L->copies[L->ncopies++] = c;
+		buf = c;
+	}
 	while (off < size) {
 		struct stall_file *f = xcalloc(1, sizeof(*f));
-		struct i915_stall_record r;
+		const struct i915_stall_record *r;
 		struct stall_iter it;
 		struct diag d;
 		int rc;
@@ -213,7 +225,8 @@ static int decode_stalls(struct loaded *L, const char *name, const unsigned char
 		L->files[L->nfiles++] = f;
 		stall_iter_init(&it, f);
 		while ((rc = stall_iter_next(&it, &r, &d)) > 0) {
-			if (!pass(F, &r))
+			input_touched(f->hdr.record_size);
+			if (!pass(F, r))
 				continue;
 			if (R->n == cap) {
 				cap = cap ? cap * 2 : 256;
@@ -221,6 +234,7 @@ static int decode_stalls(struct loaded *L, const char *name, const unsigned char
 			}
 			R->st[R->n].r = r;
 			R->st[R->n].f = f;
+			R->st[R->n].start_ns = r->start_ns;
 			R->n++;
 		}
 		if (rc < 0)
@@ -240,16 +254,16 @@ static int load_input(struct loaded *L, const char *name, const struct filt *F, 
 	in = &L->in[L->nin++];
 	memset(in, 0, sizeof(*in));
 	in->name = !strcmp(name, "-") ? "<stdin>" : name;
-	err = read_all(name, &in->buf, &in->size);
+	err = input_load(name, &in->data);
 	if (err) {
 		fprintf(stderr, "i915-stalls: %s: %s\n", in->name, strerror(-err));
 		return -1;
 	}
-	if (in->size >= AR_MAGIC_LEN && !memcmp(in->buf, AR_MAGIC, AR_MAGIC_LEN)) {
+	if (in->data.size >= AR_MAGIC_LEN && !memcmp(in->data.buf, AR_MAGIC, AR_MAGIC_LEN)) {
 		struct diag d;
 
 		in->ar = xcalloc(1, sizeof(*in->ar));
-		if (archive_parse(in->name, in->buf, in->size, in->ar, &d))
+		if (archive_parse(in->name, in->data.buf, in->data.size, in->ar, &d))
 			return bad_input(in->name, &d);
 		usym_add_archive(in->ar);
 		if (in->ar->kallsyms)
@@ -260,25 +274,45 @@ static int load_input(struct loaded *L, const char *name, const struct filt *F, 
 				return -1;
 		return 0;
 	}
-	return decode_stalls(L, in->name, in->buf, in->size, 0, NULL, F, R);
+	return decode_stalls(L, in->name, in->data.buf, in->data.size, 0, NULL, F, R);
 }
 
 /* ---- report --stream: one record in memory at a time ---- */
 
-static int read_full(int fd, unsigned char *buf, size_t n, size_t *got)
+#define STREAM_CHUNK (256u << 10)	/* read()s of this size: few calls, bounded memory */
+
+/* Buffered reads of a file or pipe; the unread bytes are buf[pos, len). */
+struct reader {
+	int fd;
+	unsigned char *buf;
+	size_t cap, pos, len;
+	bool eof;
+};
+
+/* Make n bytes readable at buf + pos; *have < n only at the end. */
+static int reader_fill(struct reader *rd, size_t n, size_t *have)
 {
-	*got = 0;
-	while (*got < n) {
-		ssize_t r = read(fd, buf + *got, n - *got);
+	if (rd->len - rd->pos < n && rd->pos) {
+		memmove(rd->buf, rd->buf + rd->pos, rd->len - rd->pos);
+		rd->len -= rd->pos;
+		rd->pos = 0;
+	}
+	if (n > rd->cap) {
+		rd->cap = n > STREAM_CHUNK ? n : STREAM_CHUNK;
+		rd->buf = xrealloc(rd->buf, rd->cap);
+	}
+	while (rd->len - rd->pos < n && !rd->eof) {
+		ssize_t r = read(rd->fd, rd->buf + rd->len, rd->cap - rd->len);
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -errno;
 		if (r == 0)
-			break;
-		*got += (size_t)r;
+			rd->eof = true;
+		rd->len += (size_t)r;
 	}
+	*have = rd->len - rd->pos < n ? rd->len - rd->pos : n;
 	return 0;
 }
 
@@ -295,33 +329,33 @@ static int stream_input(struct loaded *L, const char *path, const struct filt *F
 			struct run *R, FILE *o, size_t *shown)
 {
 	const char *name = !strcmp(path, "-") ? "<stdin>" : path;
-	unsigned char *buf = NULL, *rec = NULL;
+	struct reader rd = { .fd = -1 };
 	uint64_t base = 0;
-	int fd, rc = -1, err;
+	int rc = -1, err;
 
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	if (fd < 0) {
+	rd.fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	if (rd.fd < 0) {
 		fprintf(stderr, "i915-stalls: %s: %s\n", name, strerror(errno));
 		return -1;
 	}
 	for (;;) {
 		struct stall_file *f = xcalloc(1, sizeof(*f));
-		struct i915_stall_record r;
+		const struct i915_stall_record *r;
+		const unsigned char *buf;
 		struct stall_iter it;
 		struct diag d;
 		uint64_t need = 16, i;
-		size_t have = 0, got;
+		size_t have, got;
 		bool eof;
 		int orc;
 
 		for (;;) {	/* header, CPU table: as much as the header says */
-			buf = xrealloc(buf, need);
-			if ((err = read_full(fd, buf + have, need - have, &got))) {
+			if ((err = reader_fill(&rd, need, &have))) {
 				fprintf(stderr, "i915-stalls: %s: %s\n", name, strerror(-err));
 				free(f);
 				goto out;
 			}
-			have += got;
+			buf = rd.buf + rd.pos;
 			eof = have < need;
 			if (!have && base) {	/* clean end after a stall file */
 				free(f);
@@ -367,18 +401,19 @@ static int stream_input(struct loaded *L, const char *path, const struct filt *F
 				goto out;
 			}
 		}
+		rd.pos += f->hdr.records_offset;
+		f->buf = NULL;	/* nothing stays in memory */
 		f->index = (int)L->nfiles;
 		L->files = xreallocarray(L->files, L->nfiles + 1, sizeof(*L->files));
 		L->files[L->nfiles++] = f;
 		R->files = L->files;
 		R->nfiles = L->nfiles;
 		out_stream_input(o, f);
-		rec = xrealloc(rec, f->hdr.record_size);
 		stall_iter_init(&it, f);
 		for (i = 0; i < f->hdr.record_count; i++) {
 			struct stall st;
 
-			if ((err = read_full(fd, rec, f->hdr.record_size, &got))) {
+			if ((err = reader_fill(&rd, f->hdr.record_size, &got))) {
 				fprintf(stderr, "i915-stalls: %s: %s\n", name, strerror(-err));
 				goto out;
 			}
@@ -387,39 +422,74 @@ static int stream_input(struct loaded *L, const char *path, const struct filt *F
 					    "truncated in a record");
 				goto out;
 			}
-			if (stall_iter_take(&it, rec, &r, &d) < 0) {
+			if (stall_iter_take(&it, rd.buf + rd.pos, &r, &d) < 0) {
 				bad_input(name, &d);
 				goto out;
 			}
-			if (!pass(F, &r))
+			rd.pos += f->hdr.record_size;
+			if (!pass(F, r))
 				continue;
 			st.r = r;
 			st.f = f;
+			st.start_ns = r->start_ns;
 			out_stream_stall(o, R, &st);
 			(*shown)++;
 		}
 		base += f->end;
-		f->buf = NULL;	/* nothing stays in memory */
 	}
 out:
-	if (fd != STDIN_FILENO)
-		close(fd);
-	free(buf);
-	free(rec);
+	out_stream_end(o);
+	if (rd.fd != STDIN_FILENO)
+		close(rd.fd);
+	free(rd.buf);
 	return rc;
 }
 
-static int cmp_stall(const void *a, const void *b)
+/*
+ * Stable merge sort by start time: ties keep the load order, which is input,
+ * CPU and seq order.  Each CPU's records are mostly in time order already,
+ * so runs are found and merged, which takes a few passes instead of log n.
+ */
+static void sort_stalls(struct stall *st, size_t n)
 {
-	const struct stall *x = a, *y = b;
+	struct stall *tmp, *a = st, *b;
+	size_t *runs, nruns = 0, i, k;
 
-	if (x->r.start_ns != y->r.start_ns)
-		return x->r.start_ns < y->r.start_ns ? -1 : 1;
-	if (x->f->index != y->f->index)
-		return x->f->index < y->f->index ? -1 : 1;
-	if (x->r.cpu != y->r.cpu)
-		return x->r.cpu < y->r.cpu ? -1 : 1;
-	return x->r.seq < y->r.seq ? -1 : x->r.seq > y->r.seq;
+	if (n < 2)
+		return;
+	runs = xmalloc((n + 1) * sizeof(*runs));
+	runs[nruns++] = 0;
+	for (i = 1; i < n; i++)
+		if (st[i].start_ns < st[i - 1].start_ns)
+			runs[nruns++] = i;
+	runs[nruns] = n;
+	if (nruns == 1) {
+		free(runs);
+		return;
+	}
+	tmp = b = xmalloc(n * sizeof(*st));
+	while (nruns > 1) {	/* merge pairs of runs from a into b */
+		for (k = 0; k < nruns; k += 2) {
+			size_t lo = runs[k], mid = runs[k + 1];
+			size_t hi = k + 2 <= nruns ? runs[k + 2] : mid;	/* or alone */
+			size_t x = lo, y = mid, z = lo;
+
+			while (x < mid && y < hi)
+				b[z++] = a[y].start_ns < a[x].start_ns ? a[y++] : a[x++];
+			memcpy(b + z, a + x, (mid - x) * sizeof(*a));
+			z += mid - x;
+			memcpy(b + z, a + y, (hi - y) * sizeof(*a));
+			runs[k / 2] = lo;
+		}
+		nruns = (nruns + 1) / 2;
+		runs[nruns] = n;
+		a = a == st ? tmp : st;
+		b = b == st ? tmp : st;
+	}
+	if (a != st)
+		memcpy(st, a, n * sizeof(*st));
+	free(tmp);
+	free(runs);
 }
 
 static int load_all(struct loaded *L, char **names, size_t n, const struct filt *F,
@@ -431,8 +501,7 @@ static int load_all(struct loaded *L, char **names, size_t n, const struct filt 
 	for (i = 0; i < n; i++)
 		if (load_input(L, names[i], F, R))
 			return -1;
-	if (R->n)
-		qsort(R->st, R->n, sizeof(*R->st), cmp_stall);
+	sort_stalls(R->st, R->n);
 	R->files = L->files;
 	R->nfiles = L->nfiles;
 	return 0;
@@ -456,9 +525,12 @@ static void free_loaded(struct loaded *L)
 			free((char *)L->in[i].ar->kallsyms);
 			free(L->in[i].ar);
 		}
-		free(L->in[i].buf);
+		input_free(&L->in[i].data);
 	}
 	free(L->in);
+	for (i = 0; i < L->ncopies; i++)
+		free(L->copies[i]);
+	free(L->copies);
 	memset(L, 0, sizeof(*L));
 }
 
@@ -531,9 +603,9 @@ static int cmd_record(struct loaded *L, struct run *R, const char *out_path, boo
 	}
 	/* every process named by a record with a user stack */
 	for (i = 0; i < R->n; i++) {
-		uint32_t t = R->st[i].r.tgid;
+		uint32_t t = R->st[i].r->tgid;
 
-		if (!R->st[i].r.ustack_depth)
+		if (!R->st[i].r->ustack_depth)
 			continue;
 		for (j = 0; j < np && procs[j].tgid != t; j++)
 			;
@@ -910,10 +982,12 @@ noshift:
 		rc = EXIT_PARTIAL;
 	}
 done:
-	if (out != stdout && fclose(out) && !rc)
+	/* ferror(): large writes bypass the stream's buffer */
+	if (out != stdout && (ferror(out) | fclose(out)) && !rc)
 		rc = EXIT_FATAL;
-	else if (out == stdout && fflush(stdout) && !rc)
+	else if (out == stdout && (ferror(stdout) || fflush(stdout)) && !rc)
 		rc = EXIT_FATAL;
+	out_cleanup();
 	ksym_cleanup();
 	usym_cleanup();
 	free(R.st);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Output formats: report, summary, folded, JSON, SVG flame graph, diff. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,28 +15,107 @@ static void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 		qsort(base, n, size, cmp);
 }
 
+/* ---------------------------------------------------------------- text */
+
+/* A growing string: records are formatted into one and written at once. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static void sb_grow(struct sbuf *b, size_t n)
+{
+	b->cap = (b->len + n + 1) * 2;
+	b->p = xrealloc(b->p, b->cap);
+}
+
+/* room for n more bytes and the NUL */
+static inline void sb_need(struct sbuf *b, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		sb_grow(b, n);
+}
+
+static inline void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	sb_need(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static inline void sb_puts(struct sbuf *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+static inline void sb_putc(struct sbuf *b, char c)
+{
+	sb_need(b, 1);
+	b->p[b->len++] = c;
+	b->p[b->len] = 0;
+}
+
+/* %0*llu: at least width digits, two at a time */
+static void sb_dec(struct sbuf *b, uint64_t v, int width)
+{
+	static const char d2[] =
+		"0001020304050607080910111213141516171819"
+		"2021222324252627282930313233343536373839"
+		"4041424344454647484950515253545556575859"
+		"6061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char t[24], *p = t + sizeof(t);
+
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, d2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, d2 + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	while (t + sizeof(t) - p < width)
+		*--p = '0';
+	sb_put(b, p, (size_t)(t + sizeof(t) - p));
+}
+
+/* 0x%016llx */
+static void sb_hex16(struct sbuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char t[18];
+	int i;
+
+	t[0] = '0';
+	t[1] = 'x';
+	for (i = 17; i >= 2; i--, v >>= 4)
+		t[i] = hex[v & 15];
+	sb_put(b, t, sizeof(t));
+}
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	sb_need(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
 /* ---------------------------------------------------------------- frames */
-
-static void kframe(struct run *R, const struct stall *s, unsigned int i, struct frame *fr)
-{
-	ksym_resolve(s->f, s->r.kstack[i], true, fr);
-	if (fr->reason)
-		R->unresolved++;
-}
-
-static void cframe(struct run *R, const struct stall *s, struct frame *fr)
-{
-	ksym_resolve(s->f, s->r.caller, true, fr);
-	if (fr->reason)
-		R->unresolved++;
-}
-
-static void uframe(struct run *R, const struct stall *s, unsigned int i, struct frame *fr)
-{
-	usym_resolve(s->f, &s->r, i, fr);
-	if (fr->reason)
-		R->unresolved++;
-}
 
 static const char *base_name(const char *p)
 {
@@ -92,9 +172,378 @@ static void frame_short_(char *b, size_t n, const struct frame *fr, bool addr)
 			*p = '?';
 }
 
-/* comm for text: control bytes shown as '?'; folded also loses ';' */
-#define frame_short(b, n, fr) frame_short_(b, n, fr, false)
+/*
+ * Symbolized frames, cached: a log repeats the same few stacks, so each
+ * address is resolved and formatted once.  A kernel frame depends on the
+ * stall file (its KASLR anchors) and the address; a user frame also on the
+ * process and on being the PC or a return address, and, with live maps, on
+ * the pid not being reused since (checked per record, never cached).
+ * Bounded: when full the cache starts over, so --stream stays small.
+ */
+enum { FK_KERNEL, FK_USER_PC, FK_USER_RET };
+/* texts of a frame, as the outputs truncate them */
+enum { FT_REPORT, FT_KEY, FT_KEY_ADDR, FT_FOLD, FT_N };
+static const size_t ft_size[FT_N] = { 1024, 600, 600, 596 };
 
+struct fent {
+	const struct stall_file *f;
+	uint64_t addr;
+	uint32_t tgid;
+	uint8_t kind;
+	struct frame fr;
+	char *text[FT_N];	/* lazily */
+	size_t len[FT_N];
+};
+
+#define CACHE_MAX_ENTRIES (1u << 16)
+#define CACHE_MAX_BYTES (16u << 20)
+
+static struct {
+	struct fent **t;	/* open addressing, NULL empty */
+	size_t n, cap, bytes;
+	struct fent scratch;	/* an uncached frame (pid reused) */
+} FC;
+
+/* one step of the caches' hash */
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 29);
+}
+
+static void fent_clear_texts(struct fent *e)
+{
+	int t;
+
+	for (t = 0; t < FT_N; t++) {
+		free(e->text[t]);
+		e->text[t] = NULL;
+	}
+}
+
+static void fcache_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < FC.cap; i++)
+		if (FC.t[i]) {
+			fent_clear_texts(FC.t[i]);
+			free(FC.t[i]);
+		}
+	free(FC.t);
+	FC.t = NULL;
+	FC.n = FC.cap = FC.bytes = 0;
+}
+
+static uint64_t fent_hash(const struct stall_file *f, uint32_t tgid, int kind, uint64_t addr)
+{
+	return mix(mix(mix((uintptr_t)f, tgid), (uint64_t)kind), addr);
+}
+
+static void fcache_insert(struct fent *e)
+{
+	size_t h;
+
+	if ((FC.n + 1) * 2 > FC.cap) {
+		struct fent **old = FC.t;
+		size_t oc = FC.cap, i;
+
+		FC.cap = FC.cap ? FC.cap * 2 : 1024;
+		FC.t = xcalloc(FC.cap, sizeof(*FC.t));
+		for (i = 0; i < oc; i++)
+			if (old[i]) {
+				h = fent_hash(old[i]->f, old[i]->tgid, old[i]->kind, old[i]->addr) &
+				    (FC.cap - 1);
+				while (FC.t[h])
+					h = (h + 1) & (FC.cap - 1);
+				FC.t[h] = old[i];
+			}
+		free(old);
+	}
+	h = fent_hash(e->f, e->tgid, e->kind, e->addr) & (FC.cap - 1);
+	while (FC.t[h])
+		h = (h + 1) & (FC.cap - 1);
+	FC.t[h] = e;
+	FC.n++;
+	FC.bytes += sizeof(*e);
+}
+
+/*
+ * Frame i of a stall's kernel stack (kind FK_KERNEL, i == -1: the caller)
+ * or user stack; counts it if unresolved.  Valid until the next call.
+ */
+static struct fent *frame_get(struct run *R, const struct stall *s, int kind, int i)
+{
+	const struct i915_stall_record *r = s->r;
+	uint64_t addr = kind == FK_KERNEL ? (i < 0 ? r->caller : r->kstack[i]) : r->ustack[i];
+	uint32_t tgid = kind == FK_KERNEL ? 0 : r->tgid;
+	struct fent *e;
+	size_t h;
+
+	if (kind != FK_KERNEL && usym_pid_reused(s->f, r)) {
+		e = &FC.scratch;
+		fent_clear_texts(e);
+		usym_resolve(s->f, r, (unsigned int)i, &e->fr);
+		e->kind = (uint8_t)kind;
+		goto out;
+	}
+	if (FC.cap) {
+		h = fent_hash(s->f, tgid, kind, addr) & (FC.cap - 1);
+		for (; (e = FC.t[h]); h = (h + 1) & (FC.cap - 1))
+			if (e->addr == addr && e->f == s->f && e->tgid == tgid && e->kind == kind)
+				goto out;
+	}
+	if (FC.n >= CACHE_MAX_ENTRIES || FC.bytes >= CACHE_MAX_BYTES)
+		fcache_reset();
+	e = xcalloc(1, sizeof(*e));
+	e->f = s->f;
+	e->addr = addr;
+	e->tgid = tgid;
+	e->kind = (uint8_t)kind;
+	if (kind == FK_KERNEL)
+		ksym_resolve(s->f, addr, true, &e->fr);
+	else
+		usym_resolve(s->f, r, (unsigned int)i, &e->fr);
+	fcache_insert(e);
+out:
+	if (e->fr.reason)
+		R->unresolved++;
+	return e;
+}
+
+/* One of the frame's texts (FT_*), made on first use. */
+static const char *fent_text(struct fent *e, int t, size_t *len)
+{
+	if (!e->text[t]) {
+		char b[1024];
+
+		if (t == FT_REPORT)
+			frame_text(b, ft_size[t], &e->fr, e->kind != FK_KERNEL);
+		else
+			frame_short_(b, ft_size[t], &e->fr, t == FT_KEY_ADDR);
+		e->len[t] = strlen(b);
+		e->text[t] = xmalloc(e->len[t] + 1);
+		memcpy(e->text[t], b, e->len[t] + 1);
+		if (e != &FC.scratch)
+			FC.bytes += e->len[t] + 1;
+	}
+	*len = e->len[t];
+	return e->text[t];
+}
+
+static void kframe(struct run *R, const struct stall *s, int i, struct frame *fr)
+{
+	*fr = frame_get(R, s, FK_KERNEL, i)->fr;
+}
+
+static void uframe(struct run *R, const struct stall *s, unsigned int i, struct frame *fr)
+{
+	*fr = frame_get(R, s, i ? FK_USER_RET : FK_USER_PC, (int)i)->fr;
+}
+
+/*
+ * Whole stacks, formatted, cached the same way: the kernel or user stack
+ * block of a report, the user stack key of summary and diff, the folded
+ * user and kernel frames.  Keyed by kind, file, process and the addresses.
+ */
+enum { BK_KREPORT, BK_UREPORT, BK_UKEY, BK_UKEY_ADDR, BK_KFOLD, BK_UFOLD };
+
+struct bent {
+	const struct stall_file *f;
+	uint64_t hash;
+	uint32_t tgid;
+	uint8_t kind, depth;
+	unsigned int unresolved;	/* frames in it */
+	char *text;
+	size_t len;
+	__u64 addrs[];
+};
+
+static struct sbuf OB;	/* report records formatted, not yet written */
+#define OB_CHUNK (64u << 10)	/* written in pieces this large */
+
+static struct {
+	struct bent **t;
+	size_t n, cap, bytes;
+	struct sbuf tmp;
+} BC;
+
+static void bcache_reset(void)
+{
+	size_t i;
+
+	for (i = 0; i < BC.cap; i++)
+		if (BC.t[i]) {
+			free(BC.t[i]->text);
+			free(BC.t[i]);
+		}
+	free(BC.t);
+	BC.t = NULL;
+	BC.n = BC.cap = BC.bytes = 0;
+}
+
+static void bcache_insert(struct bent *e)
+{
+	size_t h;
+
+	if ((BC.n + 1) * 2 > BC.cap) {
+		struct bent **old = BC.t;
+		size_t oc = BC.cap, i;
+
+		BC.cap = BC.cap ? BC.cap * 2 : 256;
+		BC.t = xcalloc(BC.cap, sizeof(*BC.t));
+		for (i = 0; i < oc; i++)
+			if (old[i]) {
+				h = old[i]->hash & (BC.cap - 1);
+				while (BC.t[h])
+					h = (h + 1) & (BC.cap - 1);
+				BC.t[h] = old[i];
+			}
+		free(old);
+	}
+	h = e->hash & (BC.cap - 1);
+	while (BC.t[h])
+		h = (h + 1) & (BC.cap - 1);
+	BC.t[h] = e;
+	BC.n++;
+	BC.bytes += sizeof(*e) + e->depth * sizeof(e->addrs[0]) + e->len + 1;
+}
+
+static uint64_t stack_hash(const struct stall_file *f, uint32_t tgid, int kind,
+			   unsigned int depth, const __u64 *a)
+{
+	uint64_t h = mix(mix(mix((uintptr_t)f, tgid), (uint64_t)kind), depth);
+	unsigned int i;
+
+	for (i = 0; i < depth; i++)
+		h = mix(h, a[i]);
+	return h | 1;	/* never 0 */
+}
+
+/* Format stack block kind of s into b; returns the unresolved frames. */
+static unsigned int block_make(struct run *R, const struct stall *s, int kind, struct sbuf *b)
+{
+	const struct i915_stall_record *r = s->r;
+	unsigned long before = R->unresolved;
+	struct fent *e;
+	const char *t;
+	size_t l;
+	int i;
+
+	switch (kind) {
+	case BK_KREPORT:
+	case BK_UREPORT: {
+		bool user = kind == BK_UREPORT;
+		int n = user ? r->ustack_depth : r->kstack_depth;
+
+		for (i = 0; i < n; i++) {
+			e = frame_get(R, s, user ? (i ? FK_USER_RET : FK_USER_PC) : FK_KERNEL, i);
+			t = fent_text(e, FT_REPORT, &l);
+			sb_put(b, "    #", 5);
+			sb_dec(b, (uint64_t)i, 0);
+			if (i < 10)
+				sb_putc(b, ' ');
+			sb_putc(b, ' ');
+			sb_hex16(b, user ? r->ustack[i] : r->kstack[i]);
+			sb_putc(b, ' ');
+			sb_put(b, t, l);
+			sb_putc(b, '\n');
+		}
+		break;
+	}
+	case BK_UKEY:
+	case BK_UKEY_ADDR: {	/* root first: "main;fx_mid;fx_wait" */
+		size_t start = b->len;
+
+		for (i = r->ustack_depth - 1; i >= 0; i--) {
+			e = frame_get(R, s, i ? FK_USER_RET : FK_USER_PC, i);
+			t = fent_text(e, kind == BK_UKEY_ADDR ? FT_KEY_ADDR : FT_KEY, &l);
+			if (b->len > start)
+				sb_putc(b, ';');
+			sb_put(b, t, l);
+		}
+		break;
+	}
+	case BK_UFOLD:
+		for (i = r->ustack_depth - 1; i >= 0; i--) {
+			e = frame_get(R, s, i ? FK_USER_RET : FK_USER_PC, i);
+			t = fent_text(e, FT_FOLD, &l);
+			sb_putc(b, ';');
+			sb_put(b, t, l);
+		}
+		break;
+	case BK_KFOLD:
+		for (i = r->kstack_depth - 1; i >= 0; i--) {
+			e = frame_get(R, s, FK_KERNEL, i);
+			t = fent_text(e, FT_FOLD, &l);
+			sb_putc(b, ';');
+			sb_put(b, t, l);
+			sb_put(b, "_[k]", 4);
+		}
+		break;
+	}
+	return (unsigned int)(R->unresolved - before);
+}
+
+/* Append stack block kind of s to out, from the cache when it can be. */
+static void block(struct run *R, const struct stall *s, int kind, struct sbuf *out)
+{
+	const struct i915_stall_record *r = s->r;
+	bool user = kind != BK_KREPORT && kind != BK_KFOLD;
+	const __u64 *a = user ? r->ustack : r->kstack;
+	uint8_t depth = user ? r->ustack_depth : r->kstack_depth;
+	uint32_t tgid = user ? r->tgid : 0;
+	uint64_t h;
+	struct bent *e;
+	size_t k;
+
+	if (!depth)
+		return;
+	if (user && usym_pid_reused(s->f, r)) {
+		block_make(R, s, kind, out);
+		return;
+	}
+	h = stack_hash(s->f, tgid, kind, depth, a);
+	if (BC.cap) {
+		for (k = h & (BC.cap - 1); (e = BC.t[k]); k = (k + 1) & (BC.cap - 1))
+			if (e->hash == h && e->f == s->f && e->tgid == tgid && e->kind == kind &&
+			    e->depth == depth && !memcmp(e->addrs, a, depth * sizeof(*a))) {
+				R->unresolved += e->unresolved;
+				sb_put(out, e->text, e->len);
+				return;
+			}
+	}
+	if (BC.n >= CACHE_MAX_ENTRIES || BC.bytes >= CACHE_MAX_BYTES)
+		bcache_reset();
+	BC.tmp.len = 0;
+	e = xmalloc(sizeof(*e) + depth * sizeof(*a));
+	e->unresolved = block_make(R, s, kind, &BC.tmp);
+	e->f = s->f;
+	e->hash = h;
+	e->tgid = tgid;
+	e->kind = (uint8_t)kind;
+	e->depth = depth;
+	memcpy(e->addrs, a, depth * sizeof(*a));
+	e->len = BC.tmp.len;
+	e->text = xmalloc(e->len + 1);
+	memcpy(e->text, BC.tmp.p ? BC.tmp.p : "", e->len);
+	e->text[e->len] = 0;
+	bcache_insert(e);
+	sb_put(out, e->text, e->len);
+}
+
+void out_cleanup(void)
+{
+	fcache_reset();
+	fent_clear_texts(&FC.scratch);
+	bcache_reset();
+	free(BC.tmp.p);
+	memset(&BC.tmp, 0, sizeof(BC.tmp));
+	free(OB.p);
+	memset(&OB, 0, sizeof(OB));
+}
+
+/* comm for text: control bytes shown as '?'; folded also loses ';' */
 static void comm_clean_(char *dst, const char *src, size_t n, bool folded)
 {
 	size_t i;
@@ -116,7 +565,7 @@ static void fmt_ms(char *b, size_t n, uint64_t ns)
 
 static void fmt_wall(char *b, size_t n, const struct stall *s)
 {
-	int64_t t = (int64_t)s->r.start_ns + s->f->hdr.realtime_offset_ns;
+	int64_t t = (int64_t)s->r->start_ns + s->f->hdr.realtime_offset_ns;
 	time_t sec;
 	struct tm tm;
 
@@ -193,87 +642,177 @@ static void text_inputs(FILE *o, struct run *R)
 
 /* ---------------------------------------------------------------- report */
 
+/*
+ * In time order the records are visited hopping between the CPUs' parts of
+ * the input, which defeats the hardware prefetcher: fetch the header and
+ * the stacks of the record a few stalls ahead.
+ */
+static inline void prefetch_ahead(const struct run *R, size_t i)
+{
+	const struct i915_stall_record *r;
+
+	if (i + 8 >= R->n)
+		return;
+	r = R->st[i + 8].r;
+	__builtin_prefetch(r);
+	__builtin_prefetch(&r->flags);
+	__builtin_prefetch(r->kstack);
+	__builtin_prefetch(r->ustack);
+}
+
+/* "%llu.%03llu" of ns in ms */
+static void sb_ms(struct sbuf *b, uint64_t ns)
+{
+	sb_dec(b, ns / 1000000, 0);
+	sb_putc(b, '.');
+	sb_dec(b, (ns / 1000) % 1000, 3);
+}
+
+/* fmt_wall(), with the date of the last second kept */
+static void sb_wall(struct sbuf *b, const struct stall *s)
+{
+	static int64_t last_sec = -1;
+	static char date[64];
+	int64_t t = (int64_t)s->r->start_ns + s->f->hdr.realtime_offset_ns;
+
+	if (t < 0) {
+		sb_putc(b, '-');
+		return;
+	}
+	if (t / 1000000000 != last_sec) {
+		time_t sec = (time_t)(t / 1000000000);
+		struct tm tm;
+
+		if (!gmtime_r(&sec, &tm)) {
+			sb_putc(b, '-');
+			return;
+		}
+		snprintf(date, sizeof(date), "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		last_sec = t / 1000000000;
+	}
+	sb_puts(b, date);
+	sb_putc(b, '.');
+	sb_dec(b, (uint64_t)((t % 1000000000) / 1000), 6);
+	sb_putc(b, 'Z');
+}
+
 static void report_one(FILE *o, struct run *R, const struct stall *s)
 {
-	const struct i915_stall_record *r = &s->r;
+	const struct i915_stall_record *r = s->r;
 	char comm[I915_STALL_COMM_LEN + 1], ocomm[I915_STALL_COMM_LEN + 1];
-	char wall[64], d[32], sp[32], site[32], buf[1024];
-	const char *oc = outcome_name(r->outcome), *ec;
-	struct frame fr;
-	unsigned int i;
+	const char *oc = outcome_name(r->outcome), *ec, *site = site_name(r->site), *t;
+	struct sbuf *b = &OB;
+	struct fent *e;
+	size_t l;
 
+	input_touched(sizeof(*r));
 	comm_clean(comm, r->comm, I915_STALL_COMM_LEN);
-	fmt_wall(wall, sizeof(wall), s);
-	fmt_ms(d, sizeof(d), r->duration_ns);
-	fmt_ms(sp, sizeof(sp), r->spin_ns);
-	site_str(site, sizeof(site), r->site);
-	fprintf(o, "%" PRIu64 ".%09" PRIu64 " %s %s[%u/%u] cpu %u seq %" PRIu64 "\n",
-		(uint64_t)r->start_ns / 1000000000, (uint64_t)r->start_ns % 1000000000, wall, comm,
-		r->tgid, r->pid, r->cpu, (uint64_t)r->seq);
-	fprintf(o, "  site %s, waited %s ms (spun %s ms), outcome ", site, d, sp);
+	sb_dec(b, r->start_ns / 1000000000, 0);
+	sb_putc(b, '.');
+	sb_dec(b, r->start_ns % 1000000000, 9);
+	sb_putc(b, ' ');
+	sb_wall(b, s);
+	sb_putc(b, ' ');
+	sb_puts(b, comm);
+	sb_putc(b, '[');
+	sb_dec(b, r->tgid, 0);
+	sb_putc(b, '/');
+	sb_dec(b, r->pid, 0);
+	sb_put(b, "] cpu ", 6);
+	sb_dec(b, r->cpu, 0);
+	sb_put(b, " seq ", 5);
+	sb_dec(b, r->seq, 0);
+	sb_put(b, "\n  site ", 8);
+	if (site)
+		sb_puts(b, site);
+	else
+		sb_printf(b, "site#%u", r->site);
+	sb_put(b, ", waited ", 9);
+	sb_ms(b, r->duration_ns);
+	sb_put(b, " ms (spun ", 10);
+	sb_ms(b, r->spin_ns);
+	sb_put(b, " ms), outcome ", 14);
 	if (oc)
-		fprintf(o, "%s", oc);
+		sb_puts(b, oc);
 	else
-		fprintf(o, "outcome#%u", r->outcome);
+		sb_printf(b, "outcome#%u", r->outcome);
 	if (r->outcome == I915_STALL_ERROR || r->error)
-		fprintf(o, " %d", r->error);
-	fputc('\n', o);
-	fprintf(o, "  engine ");
+		sb_printf(b, " %d", r->error);
+	sb_put(b, "\n  engine ", 10);
 	ec = engine_class_name(r->engine_class);
-	if (!(r->flags & I915_STALL_F_ENGINE) || r->engine_class == I915_STALL_ENGINE_NONE)
-		fprintf(o, "unknown");
-	else if (ec)
-		fprintf(o, "%s%u", ec, r->engine_instance);
-	else
-		fprintf(o, "class%u:%u", r->engine_class, r->engine_instance);
-	if (r->flags & I915_STALL_F_FENCE)
-		fprintf(o, ", fence %" PRIu64 ":%" PRIu64, (uint64_t)r->fence_context,
-			(uint64_t)r->fence_seqno);
+	if (!(r->flags & I915_STALL_F_ENGINE) || r->engine_class == I915_STALL_ENGINE_NONE) {
+		sb_puts(b, "unknown");
+	} else if (ec) {
+		sb_puts(b, ec);
+		sb_dec(b, r->engine_instance, 0);
+	} else {
+		sb_printf(b, "class%u:%u", r->engine_class, r->engine_instance);
+	}
+	if (r->flags & I915_STALL_F_FENCE) {
+		sb_put(b, ", fence ", 8);
+		sb_dec(b, r->fence_context, 0);
+		sb_putc(b, ':');
+		sb_dec(b, r->fence_seqno, 0);
+	}
 	if (r->flags & I915_STALL_F_OWNER) {
 		comm_clean(ocomm, r->owner_comm, I915_STALL_COMM_LEN);
-		fprintf(o, ", owner %s[%u]", ocomm, r->owner_pid);
+		sb_put(b, ", owner ", 8);
+		sb_puts(b, ocomm);
+		sb_putc(b, '[');
+		sb_dec(b, r->owner_pid, 0);
+		sb_putc(b, ']');
 	}
 	if (r->timeout_ns == I915_STALL_TIMEOUT_NONE) {
-		fprintf(o, ", no timeout");
+		sb_puts(b, ", no timeout");
 	} else {
-		fmt_ms(buf, sizeof(buf), r->timeout_ns);
-		fprintf(o, ", timeout %s ms", buf);
+		sb_puts(b, ", timeout ");
+		sb_ms(b, r->timeout_ns);
+		sb_puts(b, " ms");
 	}
 	if (r->wait_flags)
-		fprintf(o, ", wait_flags 0x%x", r->wait_flags);
-	fputc('\n', o);
+		sb_printf(b, ", wait_flags 0x%x", r->wait_flags);
+	sb_putc(b, '\n');
 	if (r->caller) {
-		cframe(R, s, &fr);
-		frame_text(buf, sizeof(buf), &fr, false);
-		fprintf(o, "  caller 0x%016" PRIx64 " %s\n", (uint64_t)r->caller, buf);
+		e = frame_get(R, s, FK_KERNEL, -1);
+		t = fent_text(e, FT_REPORT, &l);
+		sb_put(b, "  caller ", 9);
+		sb_hex16(b, r->caller);
+		sb_putc(b, ' ');
+		sb_put(b, t, l);
+		sb_putc(b, '\n');
 	} else {
-		fprintf(o, "  caller unknown\n");
+		sb_puts(b, "  caller unknown\n");
 	}
-	fprintf(o, "  kernel stack:%s\n", r->flags & I915_STALL_F_KSTACK_TRUNC ? " (truncated)" :
-		r->kstack_depth ? "" : " none");
-	for (i = 0; i < r->kstack_depth; i++) {
-		kframe(R, s, i, &fr);
-		frame_text(buf, sizeof(buf), &fr, false);
-		fprintf(o, "    #%-2u 0x%016" PRIx64 " %s\n", i, (uint64_t)r->kstack[i], buf);
-	}
+	sb_puts(b, "  kernel stack:");
+	sb_puts(b, r->flags & I915_STALL_F_KSTACK_TRUNC ? " (truncated)\n" :
+		r->kstack_depth ? "\n" : " none\n");
+	block(R, s, BK_KREPORT, b);
 	if (r->flags & I915_STALL_F_KTHREAD)
-		fprintf(o, "  user stack: none (kernel thread)\n");
+		sb_puts(b, "  user stack: none (kernel thread)\n");
 	else if (r->flags & I915_STALL_F_COMPAT)
-		fprintf(o, "  user stack: not walked (32-bit task)\n");
+		sb_puts(b, "  user stack: not walked (32-bit task)\n");
 	else
-		fprintf(o, "  user stack:%s\n", r->flags & I915_STALL_F_USTACK_TRUNC ? " (truncated)" :
-			r->ustack_depth ? "" : " none");
-	for (i = 0; i < r->ustack_depth; i++) {
-		uframe(R, s, i, &fr);
-		frame_text(buf, sizeof(buf), &fr, true);
-		fprintf(o, "    #%-2u 0x%016" PRIx64 " %s\n", i, (uint64_t)r->ustack[i], buf);
-	}
-	fputc('\n', o);
+		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? "  user stack: (truncated)\n" :
+			r->ustack_depth ? "  user stack:\n" : "  user stack: none\n");
+	block(R, s, BK_UREPORT, b);
+	sb_putc(b, '\n');
+	if (b->len >= OB_CHUNK)
+		out_stream_end(o);
+}
+
+/* Write the records formatted so far. */
+void out_stream_end(FILE *o)
+{
+	if (OB.len)
+		fwrite(OB.p, 1, OB.len, o);
+	OB.len = 0;
 }
 
 /* --stream: the input line of one stall file, then its records one by one */
 void out_stream_input(FILE *o, const struct stall_file *f)
 {
+	out_stream_end(o);
 	text_input(o, f);
 	fputc('\n', o);
 }
@@ -289,8 +828,11 @@ void out_report_text(FILE *o, struct run *R)
 
 	text_inputs(o, R);
 	fprintf(o, "# %zu stalls shown\n\n", R->n);
-	for (i = 0; i < R->n; i++)
+	for (i = 0; i < R->n; i++) {
+		prefetch_ahead(R, i);
 		report_one(o, R, &R->st[i]);
+	}
+	out_stream_end(o);
 }
 
 /* ---------------------------------------------------------------- groups */
@@ -301,6 +843,7 @@ struct group {
 	size_t n, cap;
 	uint64_t total, max, weight;
 	const struct stall *rep;
+	bool sorted;		/* d[] */
 };
 
 struct groups {
@@ -354,15 +897,17 @@ static struct group *group_get(struct groups *G, const char *key)
 
 static void group_add(struct group *g, const struct stall *s, uint64_t w)
 {
+	input_touched(sizeof(*s->r));
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 8;
 		g->d = xreallocarray(g->d, g->cap, sizeof(*g->d));
 	}
-	g->d[g->n++] = s->r.duration_ns;
-	g->total += s->r.duration_ns;
-	if (s->r.duration_ns > g->max)
-		g->max = s->r.duration_ns;
+	g->d[g->n++] = s->r->duration_ns;
+	g->total += s->r->duration_ns;
+	if (s->r->duration_ns > g->max)
+		g->max = s->r->duration_ns;
 	g->weight += w;
+	g->sorted = false;
 	if (!g->rep)
 		g->rep = s;
 }
@@ -381,7 +926,9 @@ static uint64_t pct(struct group *g, unsigned int p)
 
 	if (!g->n)
 		return 0;
-	xqsort(g->d, g->n, sizeof(*g->d), cmp_u64);
+	if (!g->sorted)
+		xqsort(g->d, g->n, sizeof(*g->d), cmp_u64);
+	g->sorted = true;
 	k = (g->n * p + 99) / 100;
 	return g->d[k ? k - 1 : 0];
 }
@@ -413,45 +960,34 @@ static void groups_free(struct groups *G)
 	memset(G, 0, sizeof(*G));
 }
 
-/* User stack key, root first: "main;fx_mid;fx_wait". */
-static char *ustack_key(struct run *R, const struct stall *s, bool addr)
+/* User stack key, root first: "main;fx_mid;fx_wait", into b. */
+static void ustack_key(struct run *R, const struct stall *s, bool addr, struct sbuf *b)
 {
-	size_t cap = 256, len = 0;
-	char *k = xmalloc(cap), b[600];
-	struct frame fr;
-	int i;
-
-	k[0] = 0;
-	if (s->r.flags & I915_STALL_F_KTHREAD)
-		return strcpy(xrealloc(k, 32), "[kernel thread]");
-	if (!s->r.ustack_depth)
-		return strcpy(xrealloc(k, 32), "[no user stack]");
-	for (i = s->r.ustack_depth - 1; i >= 0; i--) {
-		size_t l;
-
-		uframe(R, s, (unsigned int)i, &fr);
-		frame_short_(b, sizeof(b), &fr, addr);	/* unknown frames apart? */
-		l = strlen(b);
-		if (len + l + 2 > cap) {
-			cap = (len + l + 2) * 2;
-			k = xrealloc(k, cap);
-		}
-		if (len)
-			k[len++] = ';';
-		memcpy(k + len, b, l + 1);
-		len += l;
-	}
-	return k;
+	b->len = 0;
+	if (s->r->flags & I915_STALL_F_KTHREAD)
+		sb_puts(b, "[kernel thread]");
+	else if (!s->r->ustack_depth)
+		sb_puts(b, "[no user stack]");
+	else
+		block(R, s, addr ? BK_UKEY_ADDR : BK_UKEY, b);	/* unknown frames apart? */
 }
 
 static void build_site_groups(struct run *R, struct groups *G)
 {
-	size_t i;
+	size_t i, gi = 0;
+	unsigned int last = 0;
 	char site[32];
 
 	for (i = 0; i < R->n; i++) {
-		site_str(site, sizeof(site), R->st[i].r.site);
-		group_add(group_get(G, site), &R->st[i], 1);
+		unsigned int id = R->st[i].r->site;
+
+		prefetch_ahead(R, i);
+		if (!i || id != last) {	/* runs of one site are the rule */
+			site_str(site, sizeof(site), id);
+			gi = (size_t)(group_get(G, site) - G->g);
+			last = id;
+		}
+		group_add(&G->g[gi], &R->st[i], 1);
 	}
 	xqsort(G->g, G->n, sizeof(*G->g), cmp_total_desc);
 	free(G->ht);
@@ -463,14 +999,69 @@ static void build_site_groups(struct run *R, struct groups *G)
  * (summary); diff compares runs with other addresses, so it merges them */
 static void build_stack_groups(struct run *R, struct groups *G, bool by_addr)
 {
-	size_t i;
+	/* stacks seen, by identity: no key to format and hash per stall */
+	struct seen {
+		uint64_t hash;
+		const struct i915_stall_record *r;
+		const struct stall_file *f;
+		size_t gi;
+		unsigned int unresolved;
+	} *t = NULL;
+	size_t i, n = 0, cap = 0, h, gi;
+	struct sbuf k = { 0 };
 
 	for (i = 0; i < R->n; i++) {
-		char *k = ustack_key(R, &R->st[i], by_addr);
+		const struct stall *s = &R->st[i];
+		const struct i915_stall_record *r = s->r;
+		unsigned long before = R->unresolved;
+		struct seen *e = NULL;
+		uint64_t hash = 0;
 
-		group_add(group_get(G, k), &R->st[i], 1);
-		free(k);
+		prefetch_ahead(R, i);
+		if (!(r->flags & I915_STALL_F_KTHREAD) && r->ustack_depth &&
+		    !usym_pid_reused(s->f, r)) {
+			hash = stack_hash(s->f, r->tgid, by_addr, r->ustack_depth, r->ustack);
+			for (h = hash & (cap - 1); cap && (e = &t[h])->r; h = (h + 1) & (cap - 1))
+				if (e->hash == hash && e->f == s->f && e->r->tgid == r->tgid &&
+				    e->r->ustack_depth == r->ustack_depth &&
+				    !memcmp(e->r->ustack, r->ustack, r->ustack_depth * sizeof(r->ustack[0])))
+					break;
+			if (e && e->r) {
+				R->unresolved += e->unresolved;
+				group_add(&G->g[e->gi], s, 1);
+				continue;
+			}
+		}
+		ustack_key(R, s, by_addr, &k);
+		gi = (size_t)(group_get(G, k.p) - G->g);
+		group_add(&G->g[gi], s, 1);
+		if (!hash)
+			continue;
+		if ((n + 1) * 2 > cap) {	/* grow, then find the new slot */
+			struct seen *old = t;
+			size_t oc = cap, j;
+
+			cap = cap ? cap * 2 : 256;
+			t = xcalloc(cap, sizeof(*t));
+			for (j = 0; j < oc; j++)
+				if (old[j].r) {
+					for (h = old[j].hash & (cap - 1); t[h].r; h = (h + 1) & (cap - 1))
+						;
+					t[h] = old[j];
+				}
+			free(old);
+		}
+		for (h = hash & (cap - 1); t[h].r; h = (h + 1) & (cap - 1))
+			;
+		t[h].hash = hash;
+		t[h].r = r;
+		t[h].f = s->f;
+		t[h].gi = gi;
+		t[h].unresolved = (unsigned int)(R->unresolved - before);
+		n++;
 	}
+	free(k.p);
+	free(t);
 	xqsort(G->g, G->n, sizeof(*G->g), cmp_total_desc);
 	free(G->ht);
 	G->ht = NULL;
@@ -498,12 +1089,12 @@ void out_summary_text(FILE *o, struct run *R)
 	char t[32];
 
 	text_inputs(o, R);
-	for (i = 0; i < R->n; i++)
-		total += R->st[i].r.duration_ns;
+	build_site_groups(R, &S);
+	for (i = 0; i < S.n; i++)	/* one pass less over the records */
+		total += S.g[i].total;
 	fmt_ms(t, sizeof(t), total);
 	fprintf(o, "\n%zu stalls, %s ms stalled\n", R->n, t);
 
-	build_site_groups(R, &S);
 	fprintf(o, "\nBy site:\n%8s %12s %10s %10s %10s  %s\n", "count", "total_ms", "max_ms",
 		"p50_ms", "p99_ms", "site");
 	for (i = 0; i < S.n; i++) {
@@ -519,9 +1110,9 @@ void out_summary_text(FILE *o, struct run *R)
 		char *k = U.g[i].key, *p;
 		char comm[I915_STALL_COMM_LEN + 1];
 
-		comm_clean(comm, U.g[i].rep->r.comm, I915_STALL_COMM_LEN);
+		comm_clean(comm, U.g[i].rep->r->comm, I915_STALL_COMM_LEN);
 		row(o, &U.g[i]);
-		fprintf(o, "  e.g. %s[%u]\n", comm, U.g[i].rep->r.tgid);
+		fprintf(o, "  e.g. %s[%u]\n", comm, U.g[i].rep->r->tgid);
 		/* print innermost first, one frame per line */
 		for (;;) {
 			p = strrchr(k, ';');
@@ -556,61 +1147,41 @@ static uint64_t weight_of(struct run *R, const struct stall *s)
 {
 	if (R->weight == W_COUNT)
 		return 1;
-	return (s->r.duration_ns + 999) / 1000;	/* µs, rounded up: never 0 */
+	return (s->r->duration_ns + 999) / 1000;	/* µs, rounded up: never 0 */
 }
 
 static void build_folded(struct run *R, struct groups *G)
 {
-	size_t i, cap = 1024;
-	char *line = xmalloc(cap), b[600];
+	struct sbuf line = { 0 };
+	size_t i;
 
 	for (i = 0; i < R->n; i++) {
 		const struct stall *s = &R->st[i];
 		char comm[I915_STALL_COMM_LEN + 1];
-		struct frame fr;
-		size_t len;
-		int k;
 
-		comm_clean_(comm, s->r.comm, I915_STALL_COMM_LEN, true);
-		if (R->root == ROOT_TID)
-			snprintf(line, cap, "%s-%u/%u", comm, s->r.tgid, s->r.pid);
-		else if (R->root == ROOT_PID)
-			snprintf(line, cap, "%s-%u", comm, s->r.tgid);
-		else
-			snprintf(line, cap, "%s", comm);
-		len = strlen(line);
-		for (k = (int)s->r.ustack_depth + (int)s->r.kstack_depth - 1; k >= 0; k--) {
-			size_t l;
-
-			if (k >= s->r.kstack_depth) {
-				uframe(R, s, (unsigned int)(k - s->r.kstack_depth), &fr);
-				frame_short(b, sizeof(b) - 4, &fr);
-			} else {
-				kframe(R, s, (unsigned int)k, &fr);
-				frame_short(b, sizeof(b) - 4, &fr);
-				strcat(b, "_[k]");
-			}
-			l = strlen(b);
-			if (len + l + 2 > cap) {
-				cap = (len + l + 2) * 2;
-				line = xrealloc(line, cap);
-			}
-			line[len++] = ';';
-			memcpy(line + len, b, l + 1);
-			len += l;
+		prefetch_ahead(R, i);
+		comm_clean_(comm, s->r->comm, I915_STALL_COMM_LEN, true);
+		line.len = 0;
+		sb_puts(&line, comm);
+		if (R->root != ROOT_COMM) {
+			sb_putc(&line, '-');
+			sb_dec(&line, s->r->tgid, 0);
 		}
-		group_add(group_get(G, line), s, weight_of(R, s));
+		if (R->root == ROOT_TID) {
+			sb_putc(&line, '/');
+			sb_dec(&line, s->r->pid, 0);
+		}
+		/* outermost user frame first, innermost kernel frame last */
+		block(R, s, BK_UFOLD, &line);
+		block(R, s, BK_KFOLD, &line);
+		group_add(group_get(G, line.p), s, weight_of(R, s));
 	}
-	free(line);
+	free(line.p);
 	xqsort(G->g, G->n, sizeof(*G->g), cmp_key);
 	free(G->ht);
 	G->ht = NULL;
 	G->hcap = 0;
 }
-
-/* user frames come after kstack in the loop index: k >= kstack_depth is user
- * frame k - kstack_depth; counting down from the top emits the outermost user
- * frame first and the innermost kernel frame last. */
 
 void out_folded(FILE *o, struct run *R)
 {
@@ -818,7 +1389,7 @@ static void json_lost(FILE *o, uint64_t ow, uint64_t torn, uint64_t dr)
 
 static void json_stall(FILE *o, struct run *R, const struct stall *s)
 {
-	const struct i915_stall_record *r = &s->r;
+	const struct i915_stall_record *r = s->r;
 	char wall[64], site[32];
 	const char *x;
 	struct frame fr;
@@ -833,6 +1404,7 @@ static void json_stall(FILE *o, struct run *R, const struct stall *s)
 	unsigned int known = 0;
 	bool first = true;
 
+	input_touched(sizeof(*r));
 	fmt_wall(wall, sizeof(wall), s);
 	site_str(site, sizeof(site), r->site);
 	fprintf(o, "{\"input\":%d,\"cpu\":%u,\"seq\":%" PRIu64 ",\"start_ns\":%" PRIu64
@@ -886,14 +1458,14 @@ static void json_stall(FILE *o, struct run *R, const struct stall *s)
 		}
 	fprintf(o, "],\"caller\":");
 	if (r->caller) {
-		cframe(R, s, &fr);
+		kframe(R, s, -1, &fr);
 		json_frame(o, &fr);
 	} else {
 		fprintf(o, "null");
 	}
 	fprintf(o, ",\"kstack\":[");
 	for (i = 0; i < r->kstack_depth; i++) {
-		kframe(R, s, i, &fr);
+		kframe(R, s, (int)i, &fr);
 		if (i)
 			fputc(',', o);
 		json_frame(o, &fr);
@@ -975,8 +1547,10 @@ void out_json(FILE *o, struct run *R, bool with_stalls, bool with_summary)
 	}
 	fprintf(o, "],\"lost\":");
 	json_lost(o, ow, torn, dr);
-	for (i = 0; i < R->n; i++)
-		total += R->st[i].r.duration_ns;
+	for (i = 0; i < R->n; i++) {
+		total += R->st[i].r->duration_ns;
+		input_touched(sizeof(*R->st[i].r));
+	}
 	fprintf(o, ",\"count\":%zu,\"total_ns\":%" PRIu64, R->n, total);
 	if (with_stalls) {
 		fprintf(o, ",\"stalls\":[");

@@ -39,6 +39,16 @@ char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Read a whole file ("-" is stdin). Returns 0 or -errno. */
 int read_all(const char *path, unsigned char **buf, size_t *size);
+/* A whole input: mapped if a regular file, else read to EOF. */
+struct input_buf {
+	unsigned char *buf;
+	size_t size;
+	bool mapped;
+};
+int input_load(const char *path, struct input_buf *in);	/* 0 or -errno */
+void input_free(struct input_buf *in);
+/* Say that bytes more of the inputs were read (to bound the RSS of maps). */
+void input_touched(size_t bytes);
 void json_str(FILE *f, const char *s);
 void json_strn(FILE *f, const char *s, size_t n);
 /* Copy a fixed-size, maybe unterminated char field into dst[n+1]. */
@@ -87,14 +97,20 @@ struct stall_iter {
 	uint64_t last_seq;
 	bool have_seq;
 	bool warned_spin;
+	struct i915_stall_record copy;	/* a record from a misaligned buffer */
 };
 void stall_iter_init(struct stall_iter *it, const struct stall_file *f);
-/* 1 = *r filled, 0 = end (all groups complete), -1 = error in *d. */
-int stall_iter_next(struct stall_iter *it, struct i915_stall_record *r,
+/*
+ * 1 = *r points to the next record, checked, 0 = end (all groups complete),
+ * -1 = error in *d.  *r points into the buffer (or the iterator), which must
+ * outlive its use; stack entries past the depths are not cleared: read
+ * kstack[i] only for i < kstack_depth, ustack[i] for i < ustack_depth.
+ */
+int stall_iter_next(struct stall_iter *it, const struct i915_stall_record **r,
 		    struct diag *d);
 /* Streaming: check the next record, given its record_size bytes at p. */
 int stall_iter_take(struct stall_iter *it, const unsigned char *p,
-		    struct i915_stall_record *r, struct diag *d);
+		    const struct i915_stall_record **r, struct diag *d);
 
 const char *site_name(unsigned int site);	/* NULL if unknown */
 int site_parse(const char *s);			/* -1 if unknown */
@@ -213,14 +229,16 @@ void usym_add_archive(struct archive *ar);
 void usym_resolve(const struct stall_file *f,
 		  const struct i915_stall_record *r, unsigned int i,
 		  struct frame *out);
+bool usym_pid_reused(const struct stall_file *f, const struct i915_stall_record *r);
 int elf_build_id_file(const char *path, uint8_t *id, size_t max);
 void usym_cleanup(void);
 char *build_id_hex(const uint8_t *id, size_t len);
 
 /* ---- output.c ---- */
 struct stall {
-	struct i915_stall_record r;
+	const struct i915_stall_record *r;	/* in the input (or read buffer) */
 	const struct stall_file *f;
+	uint64_t start_ns;			/* r->start_ns, the sort key */
 };
 
 struct run {
@@ -238,6 +256,9 @@ void out_report_text(FILE *o, struct run *R);
 void out_summary_text(FILE *o, struct run *R);
 void out_stream_input(FILE *o, const struct stall_file *f);
 void out_stream_stall(FILE *o, struct run *R, const struct stall *s);
+void out_stream_end(FILE *o);	/* write what out_stream_stall() holds */
+/* Free the caches of symbolized frames and stacks. */
+void out_cleanup(void);
 void out_json(FILE *o, struct run *R, bool with_stalls, bool with_summary);
 void out_folded(FILE *o, struct run *R);
 void out_svg(FILE *o, struct run *R, const char *title);

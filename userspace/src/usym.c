@@ -573,6 +573,16 @@ static struct pmap *find_map(const struct proc_maps *pm, uint64_t a)
 	return lo < pm->nmaps && pm->maps[lo].start <= a ? &pm->maps[lo] : NULL;
 }
 
+/* Live maps only: was the pid reused since the record?  (Then the maps are
+ * another process's.)  Otherwise a frame depends on f, tgid and address. */
+bool usym_pid_reused(const struct stall_file *f, const struct i915_stall_record *r)
+{
+	const struct proc *p = get_proc(f, r->tgid);
+
+	return p->have && p->owned && p->start_boot_ns &&
+	       p->start_boot_ns > r->start_ns + (uint64_t)U.boot_minus_mono + 20000000ull;
+}
+
 void usym_resolve(const struct stall_file *f, const struct i915_stall_record *r,
 		  unsigned int i, struct frame *out)
 {
@@ -591,8 +601,7 @@ void usym_resolve(const struct stall_file *f, const struct i915_stall_record *r,
 		out->reason = p->reason;
 		return;
 	}
-	if (p->owned && p->start_boot_ns &&
-	    p->start_boot_ns > r->start_ns + (uint64_t)U.boot_minus_mono + 20000000ull) {
+	if (usym_pid_reused(f, r)) {
 		out->reason = "pid reused";
 		return;
 	}

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* Small helpers: allocation, whole-file reads, JSON strings, messages. */
+/* Small helpers: allocation, whole-file reads and maps, JSON strings, messages. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stalls.h"
@@ -108,18 +111,13 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
-int read_all(const char *path, unsigned char **bufp, size_t *sizep)
+/* Read fd to EOF into a heap buffer. */
+static int read_fd(int fd, unsigned char **bufp, size_t *sizep)
 {
 	size_t size = 0, cap = 1 << 16;
 	unsigned char *buf;
-	int fd, err = 0;
+	int err = 0;
 
-	if (!strcmp(path, "-"))
-		fd = STDIN_FILENO;
-	else
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	buf = xmalloc(cap);
 	for (;;) {
 		ssize_t n;
@@ -143,8 +141,6 @@ int read_all(const char *path, unsigned char **bufp, size_t *sizep)
 			break;
 		size += (size_t)n;
 	}
-	if (fd != STDIN_FILENO)
-		close(fd);
 	if (err) {
 		free(buf);
 		return err;
@@ -152,6 +148,135 @@ int read_all(const char *path, unsigned char **bufp, size_t *sizep)
 	*bufp = buf;
 	*sizep = size;
 	return 0;
+}
+
+int read_all(const char *path, unsigned char **bufp, size_t *sizep)
+{
+	int fd, err;
+
+	if (!strcmp(path, "-"))
+		fd = STDIN_FILENO;
+	else
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = read_fd(fd, bufp, sizep);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return err;
+}
+
+/*
+ * Pages of a map count in the RSS once read.  They are given back from
+ * time to time as records are walked (they stay in the page cache and come
+ * back with a minor fault), so the RSS does not grow with the input.
+ */
+#define SHED_BYTES (64u << 20)
+
+static struct { void *p; size_t size; const char *path; } *maps;
+static size_t nmaps, touched;
+
+/* A mapped file cut short while it is read: an error, not a crash. */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	static const char pre[] = "i915-stalls: ", post[] = ": truncated while being read\n";
+	const char *path = "a mapped file";
+	uintptr_t a = (uintptr_t)si->si_addr;
+	char num[40], *n = num + sizeof(num);
+	size_t i, off = 0;
+	bool found = false;
+
+	(void)sig;
+	(void)uc;
+	for (i = 0; i < nmaps; i++)
+		if (a - (uintptr_t)maps[i].p < maps[i].size) {
+			path = maps[i].path;
+			off = a - (uintptr_t)maps[i].p;
+			found = true;
+		}
+	/* async-signal-safe: write() and _exit() only, digits by hand */
+	do
+		*--n = (char)('0' + off % 10);
+	while (off /= 10);
+	n -= sizeof(": offset ") - 1;
+	memcpy(n, ": offset ", sizeof(": offset ") - 1);
+	if (write(STDERR_FILENO, pre, sizeof(pre) - 1) > 0 &&
+	    write(STDERR_FILENO, path, strlen(path)) > 0 &&
+	    (!found || write(STDERR_FILENO, n, (size_t)(num + sizeof(num) - n)) > 0))
+		(void)!write(STDERR_FILENO, post, sizeof(post) - 1);
+	_exit(EXIT_FATAL);
+}
+
+void input_touched(size_t bytes)
+{
+	size_t i;
+
+	touched += bytes;
+	if (touched < SHED_BYTES)
+		return;
+	touched = 0;
+	for (i = 0; i < nmaps; i++)
+		madvise(maps[i].p, maps[i].size, MADV_DONTNEED);
+}
+
+/*
+ * A regular file with a size is mapped: no copy, and its pages stay in the
+ * page cache.  Anything else (stdin, a pipe, a debugfs file, whose size
+ * reads as 0 and whose content is made at open) is read until EOF.
+ */
+int input_load(const char *path, struct input_buf *in)
+{
+	struct stat st;
+	int fd, err;
+	void *p;
+
+	memset(in, 0, sizeof(*in));
+	if (!strcmp(path, "-"))
+		return read_fd(STDIN_FILENO, &in->buf, &in->size);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p != MAP_FAILED) {
+			struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
+
+			close(fd);
+			in->buf = p;
+			in->size = (size_t)st.st_size;
+			in->mapped = true;
+			maps = xreallocarray(maps, nmaps + 1, sizeof(*maps));
+			maps[nmaps].p = p;
+			maps[nmaps].path = path;
+			maps[nmaps++].size = in->size;
+			sigaction(SIGBUS, &sa, NULL);
+			return 0;
+		}
+	}
+	err = read_fd(fd, &in->buf, &in->size);
+	close(fd);
+	return err;
+}
+
+void input_free(struct input_buf *in)
+{
+	size_t i;
+
+	if (in->mapped) {
+		munmap(in->buf, in->size);
+		for (i = 0; i < nmaps && maps[i].p != in->buf; i++)
+			;
+		if (i < nmaps)
+			maps[i] = maps[--nmaps];
+		if (!nmaps) {
+			free(maps);
+			maps = NULL;
+		}
+	} else {
+		free(in->buf);
+	}
+	memset(in, 0, sizeof(*in));
 }
 
 void json_strn(FILE *f, const char *s, size_t n)

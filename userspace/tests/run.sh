@@ -360,6 +360,134 @@ t_stream_bad_input() {
 	has "$W/err" "e.bin: offset 0: empty input"
 }
 
+# ------------------------------------------------------------------ input paths
+
+# A mapped file, a pipe, a FIFO and --stream's buffered reads must all decode
+# the same: records that straddle the read chunks (704-byte records of a
+# newer minor), concatenated files, CPUs out of time order.
+t_pipe_same_as_file() {
+	{
+		echo 'header version_minor=1 header_size=320 cpu_entry_size=64 record_size=704 kernel_anchor_addr=0xffffffff81000000'
+		awk 'BEGIN { for (c = 0; c < 3; c++) for (i = 0; i < 400; i++)
+			printf "rec cpu=%d start=%d dur=%d pid=%d tgid=%d comm=p%d k=0xffffffff81000105,0xffffffff81000%03x u=0x%x\n",
+				c, 1000 + i * 10 + c * 3, 1000 + i, 10 + c, 10 + c, c, 1153 + i, 4198400 + i }'
+		echo end
+		printf 'rec cpu=1 start=1005 dur=7 comm=second\n'
+	} | mk "$W/p.bin"
+	[ "$(stat -c %s "$W/p.bin")" -gt $((3 * 256 * 1024)) ]
+	local args
+	for args in "" "summary" "-F json" "-F json summary" "-F folded" "--stream"; do
+		# shellcheck disable=SC2086
+		run 1 --offline --kallsyms "$KS" $args "$W/p.bin"
+		sed "s|$W/p.bin|<stdin>|g" "$W/out" > "$W/from-file"
+		# shellcheck disable=SC2086
+		cat "$W/p.bin" | "$BIN" --offline --kallsyms "$KS" $args - > "$W/from-pipe" 2> "$W/err" || true
+		diff -u "$W/from-file" "$W/from-pipe" || { echo "differs: $args"; return 1; }
+		rm -f "$W/fifo"
+		mkfifo "$W/fifo"
+		cat "$W/p.bin" > "$W/fifo" &
+		# shellcheck disable=SC2086
+		"$BIN" --offline --kallsyms "$KS" $args "$W/fifo" > "$W/out" 2> "$W/err" || true
+		wait
+		sed "s|$W/fifo|<stdin>|g" "$W/out" > "$W/from-fifo"
+		diff -u "$W/from-file" "$W/from-fifo" || { echo "differs (FIFO): $args"; return 1; }
+	done
+	has "$W/from-file" "# 1201 stalls shown"
+}
+
+# The sorted report: by start time, ties by input, CPU and seq.
+t_sort_order() {
+	{
+		awk 'BEGIN { for (c = 0; c < 3; c++) for (i = 0; i < 300; i++)
+			printf "rec cpu=%d start=%d dur=10\n", c, (i * 7919 + c * 13) % 500 }'
+		echo end
+		awk 'BEGIN { for (c = 0; c < 2; c++) for (i = 0; i < 100; i++)
+			printf "rec cpu=%d start=%d dur=10\n", c, 1000 - i * 3 }'
+	} | mk "$W/o.bin"
+	run 0 --offline -F json "$W/o.bin"
+	python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["stalls"]
+k = [(x["start_ns"], x["input"], x["cpu"], x["seq"]) for x in s]
+assert len(k) == 1100, len(k)
+assert k == sorted(k), "not sorted"
+' "$W/out"
+}
+
+# Frames and stacks are cached by address and process: the same addresses
+# in another process, as the PC and as a return address, or in a stall from
+# before the process started (pid reused) must each resolve on their own.
+t_user_cache_keys() {
+	spawn "$FX/plain/fx-pie"
+	local u now pc
+	u="$(fxaddr pc),$(fxaddr fx_tail),$(fxaddr fx_mid),$(fxaddr fxlib_static),$(fxaddr fxlib_entry),$(fxaddr main)"
+	pc=$(fxaddr pc)
+	now=$(mono_ns)
+	{
+		printf 'header release=%s snapshot_ns=1\n' "$(uname -r)"
+		printf 'rec cpu=0 start=1 dur=1000 pid=%s tgid=%s comm=reused u=%s\n' "$FXPID" "$FXPID" "$u"
+		printf 'rec cpu=0 start=%s dur=1000 pid=%s tgid=%s comm=fx u=%s\n' "$now" "$FXPID" "$FXPID" "$u"
+		printf 'rec cpu=0 start=%s dur=1000 pid=4194304 tgid=4194304 comm=other u=%s\n' "$((now + 1))" "$u"
+		printf 'rec cpu=0 start=%s dur=1000 pid=%s tgid=%s comm=twice u=%s,%s\n' "$((now + 2))" "$FXPID" "$FXPID" "$pc" "$pc"
+	} | mk "$W/c.bin"
+	run 1 --kallsyms "$KS" "$W/c.bin"
+	cp "$W/out" "$W/sorted.txt"
+	expect_fx_stack "$W/out" fx-pie
+	block_of() { awk -v RS= -v c="$1" 'index($0, " " c "[")' "$W/sorted.txt"; }
+	block_of reused | grep -q "#0  0x[0-9a-f]* \[unknown: pid reused\]$"
+	block_of other | grep -q "#0  0x[0-9a-f]* \[unknown: process gone\]$"
+	block_of twice | grep -q "#0  0x[0-9a-f]* fx_wait+0x0 "
+	if block_of twice | grep "#1  0x[0-9a-f]* fx_wait+0x0 "; then
+		echo "a return address resolved as the PC"
+		return 1
+	fi
+	run 1 --kallsyms "$KS" --stream "$W/c.bin"
+	grep -v "stalls shown" "$W/out" > "$W/streamed.txt"
+	grep -v "stalls shown" "$W/sorted.txt" | diff -u - "$W/streamed.txt"
+	run 1 --kallsyms "$KS" -F json summary "$W/c.bin"
+	eq "$(jq_ "$W/out" 'sum(g["count"] for g in d["stacks"] if "fx_mid" in g["stack"])')" 1
+	# the stalls of pid reused and of the gone process: the same addresses
+	eq "$(jq_ "$W/out" '[g["count"] for g in d["stacks"] if "[unknown 0x" in g["stack"][0]]')" "[2]"
+	eq "$(jq_ "$W/out" 'len(d["stacks"])')" 3
+	kill "$FXPID"
+}
+
+# More distinct frames and stacks than the caches hold: they start over and
+# every frame still comes out right.
+t_cache_overflow() {
+	{
+		for f in 0 1; do
+			echo 'header kernel_anchor_addr=0xffffffff81000000'
+			awk -v f=$f 'BEGIN { for (i = 0; i < 40000; i++)
+				printf "rec cpu=0 start=%d dur=1000 pid=%d tgid=%d k=0xffffffff81%06x,0xffffffff81000105 u=0x%x\n",
+					f * 100000 + i, i + 1, i + 1, 1153 + (i * 7 + f) % 4096, 4194304 + i }'
+			echo end
+		done
+	} | mk "$W/many.bin"
+	local args
+	for args in "" "--stream"; do
+		# shellcheck disable=SC2086
+		run 1 --offline --kallsyms "$KS" $args "$W/many.bin"
+		python3 -c '
+import re, sys
+n = 0
+for b in open(sys.argv[1]).read().split("\n\n"):
+	b += "\n"
+	m = re.search(r"#0  0x([0-9a-f]+) (\S+)\n    #1  0x[0-9a-f]+ schedule\+0x5\n", b)
+	if not m:
+		continue
+	a = int(m.group(1), 16)
+	assert m.group(2) == "entry_SYSCALL_64+0x%x" % (a - 0xffffffff81000480), b
+	t = re.search(r"\[(\d+)/\d+\]", b).group(1)
+	u = re.search(r"user stack:\n    #0  0x([0-9a-f]+) (.*)\n", b)
+	assert int(u.group(1), 16) == 0x400000 + int(t) - 1, b
+	assert u.group(2) == "[unknown: no maps]", b
+	n += 1
+assert n == 80000, n
+' "$W/out"
+	done
+}
+
 # ------------------------------------------------------------------ losses
 
 t_loss_shown() {
