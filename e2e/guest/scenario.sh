@@ -202,9 +202,6 @@ run_bench() {
 		$b kernel "$D" hook 2000000 0 0 0 | tag hook || return 1
 	done
 
-	# the cheapest sleeping wait's CPU time, the yardstick for 1
-	$b waits "$D" 200 1 | tag baseline || return 1
-
 	# 2. one record with 32 kernel and 32 user frames, against the bare
 	#    stack_trace_save() + stack_trace_save_user() of the same depth, and
 	# 3. one i915_request_wait_end event with ftrace's stacktrace trigger
@@ -262,8 +259,6 @@ run_waits() {
 	else
 		echo "stall log compiled out" > "$out/kernel"
 	fi
-	# the mock GPU's completion timer fires on the waiter's CPU
-	echo 0 > /proc/sys/kernel/timer_migration
 	for i in 1 2 3; do
 		$b waits "$D" 300 1 1 >> "$out/waits.jsonl" || return 1
 	done
