@@ -199,7 +199,7 @@ struct fent {
 #define CACHE_MAX_BYTES (16u << 20)
 
 static struct {
-	struct fent **t;	/* open addressing, NULL empty */
+	void **t;		/* struct fent *, see slot_put() */
 	size_t n, cap, bytes;
 	struct fent scratch;	/* an uncached frame (pid reused) */
 } FC;
@@ -209,6 +209,36 @@ static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
 	return h ^ (h >> 29);
+}
+
+/*
+ * The caches' tables: open addressing with linear probing, NULL empty, a
+ * power-of-two number of slots kept at most half full.
+ */
+static void slot_put(void **t, size_t cap, uint64_t hash, void *e)
+{
+	size_t h = hash & (cap - 1);
+
+	while (t[h])
+		h = (h + 1) & (cap - 1);
+	t[h] = e;
+}
+
+/* Room for one more entry in *@tp (*@capp slots, @n used; @first to start). */
+static void slot_reserve(void ***tp, size_t *capp, size_t n, size_t first,
+			 uint64_t (*hash)(const void *))
+{
+	void **old = *tp;
+	size_t oc = *capp, i;
+
+	if ((n + 1) * 2 <= oc)
+		return;
+	*capp = oc ? oc * 2 : first;
+	*tp = xcalloc(*capp, sizeof(**tp));
+	for (i = 0; i < oc; i++)
+		if (old[i])
+			slot_put(*tp, *capp, hash(old[i]), old[i]);
+	free(old);
 }
 
 static void fent_clear_texts(struct fent *e)
@@ -240,30 +270,17 @@ static uint64_t fent_hash(const struct stall_file *f, uint32_t tgid, int kind, u
 	return mix(mix(mix((uintptr_t)f, tgid), (uint64_t)kind), addr);
 }
 
+static uint64_t fent_hash_of(const void *p)
+{
+	const struct fent *e = p;
+
+	return fent_hash(e->f, e->tgid, e->kind, e->addr);
+}
+
 static void fcache_insert(struct fent *e)
 {
-	size_t h;
-
-	if ((FC.n + 1) * 2 > FC.cap) {
-		struct fent **old = FC.t;
-		size_t oc = FC.cap, i;
-
-		FC.cap = FC.cap ? FC.cap * 2 : 1024;
-		FC.t = xcalloc(FC.cap, sizeof(*FC.t));
-		for (i = 0; i < oc; i++)
-			if (old[i]) {
-				h = fent_hash(old[i]->f, old[i]->tgid, old[i]->kind, old[i]->addr) &
-				    (FC.cap - 1);
-				while (FC.t[h])
-					h = (h + 1) & (FC.cap - 1);
-				FC.t[h] = old[i];
-			}
-		free(old);
-	}
-	h = fent_hash(e->f, e->tgid, e->kind, e->addr) & (FC.cap - 1);
-	while (FC.t[h])
-		h = (h + 1) & (FC.cap - 1);
-	FC.t[h] = e;
+	slot_reserve(&FC.t, &FC.cap, FC.n, 1024, fent_hash_of);
+	slot_put(FC.t, FC.cap, fent_hash_of(e), e);
 	FC.n++;
 	FC.bytes += sizeof(*e);
 }
@@ -363,7 +380,7 @@ static struct sbuf OB;	/* report records formatted, not yet written */
 #define OB_CHUNK (64u << 10)	/* written in pieces this large */
 
 static struct {
-	struct bent **t;
+	void **t;		/* struct bent *, see slot_put() */
 	size_t n, cap, bytes;
 	struct sbuf tmp;
 } BC;
@@ -372,39 +389,28 @@ static void bcache_reset(void)
 {
 	size_t i;
 
-	for (i = 0; i < BC.cap; i++)
-		if (BC.t[i]) {
-			free(BC.t[i]->text);
-			free(BC.t[i]);
+	for (i = 0; i < BC.cap; i++) {
+		struct bent *e = BC.t[i];
+
+		if (e) {
+			free(e->text);
+			free(e);
 		}
+	}
 	free(BC.t);
 	BC.t = NULL;
 	BC.n = BC.cap = BC.bytes = 0;
 }
 
+static uint64_t bent_hash_of(const void *p)
+{
+	return ((const struct bent *)p)->hash;
+}
+
 static void bcache_insert(struct bent *e)
 {
-	size_t h;
-
-	if ((BC.n + 1) * 2 > BC.cap) {
-		struct bent **old = BC.t;
-		size_t oc = BC.cap, i;
-
-		BC.cap = BC.cap ? BC.cap * 2 : 256;
-		BC.t = xcalloc(BC.cap, sizeof(*BC.t));
-		for (i = 0; i < oc; i++)
-			if (old[i]) {
-				h = old[i]->hash & (BC.cap - 1);
-				while (BC.t[h])
-					h = (h + 1) & (BC.cap - 1);
-				BC.t[h] = old[i];
-			}
-		free(old);
-	}
-	h = e->hash & (BC.cap - 1);
-	while (BC.t[h])
-		h = (h + 1) & (BC.cap - 1);
-	BC.t[h] = e;
+	slot_reserve(&BC.t, &BC.cap, BC.n, 256, bent_hash_of);
+	slot_put(BC.t, BC.cap, e->hash, e);
 	BC.n++;
 	BC.bytes += sizeof(*e) + e->depth * sizeof(e->addrs[0]) + e->len + 1;
 }
