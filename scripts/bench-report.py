@@ -143,18 +143,19 @@ w_snapped = st.mean(pick("writer-snapped", "ns_per_iter"))
 
 # 5. reader
 rep = times("report-")
-strm = times("stream-")
 small = times("stream-small")
 perf = times("perf-")
 rep_t = st.median(t for t, _ in rep)
 rep_rss = max(m for _, m in rep)
-stream_t = st.median(t for t, _ in strm if True)
-stream_rss = max(m for _, m in times("stream-1") + times("stream-2") + times("stream-3"))
+big_streams = times("stream-1") + times("stream-2") + times("stream-3")	# not stream-small
+stream_t = st.median(t for t, _ in big_streams)
+stream_rss = max(m for _, m in big_streams)
 small_rss = small[0][1] if small else 0
 perf_t = st.median(t for t, _ in perf) if perf else 0
 perf_rss = max(m for _, m in perf) if perf else 0
 ours_rate = 1_000_000 / rep_t
-sum_t = times("summary")[0][0]
+sums = times("summary-")
+sum_t = st.median(t for t, _ in sums)
 sum_rate = 1_000_000 / sum_t
 perf_rate = a.perf_samples / perf_t if perf_t else 0
 r5 = ours_rate / perf_rate if perf_rate else float("inf")
@@ -336,8 +337,8 @@ kernel's vmlinux:
 | `i915-stalls report --offline --symfs ... --vmlinux ... big.ar` | {rep_t:.2f} s | {ours_rate:,.0f} | {rep_rss/1024:.0f} MiB |
 | `i915-stalls report --stream ... big.bin` (1M, no maps: user frames unresolved) | {stream_t:.2f} s | {1_000_000/stream_t:,.0f} | {stream_rss/1024:.1f} MiB |
 | same, 100k records | | | {small_rss/1024:.1f} MiB |
-| `i915-stalls summary ... big.ar` | {sum_t:.2f} s | {sum_rate:,.0f} | {times("summary")[0][1]/1024:.0f} MiB |
-| `perf script` on {a.perf_samples:,} `sched:sched_switch` samples with call chains (`perf record -g -- perf bench sched pipe -l 50000`) | {perf_t:.2f} s | {perf_rate:,.0f} | {perf_rss/1024:.0f} MiB |
+| `i915-stalls summary ... big.ar` | {sum_t:.2f} s | {sum_rate:,.0f} | {max(m for _, m in sums)/1024:.0f} MiB |
+| `perf script` on {a.perf_samples:,} `sched:sched_switch` samples with call chains (`perf record -g -- perf bench sched pipe -l 500000`) | {perf_t:.2f} s | {perf_rate:,.0f} | {perf_rss/1024:.0f} MiB |
 
 Stack depths: {depths}.
 

@@ -97,11 +97,13 @@ for i in 1 2 3; do
 	timed "stream-$i" "$R" report --stream "${sym[@]}" "$W/big.bin"
 done
 timed stream-small "$R" report --stream "${sym[@]}" "$W/small.bin"
-timed summary "$R" summary "${sym[@]}" "$W/big.ar"
+for i in 1 2 3; do
+	timed "summary-$i" "$R" summary "${sym[@]}" "$W/big.ar"
+done
 
-# perf script on about 100k sched_switch samples with call chains, here.
+# perf script on about 1M sched_switch samples with call chains, here.
 perf record -q -e sched:sched_switch -g -o "$W/perf.data" -- \
-	perf bench sched pipe -l 50000 > /dev/null 2>&1 || true
+	perf bench sched pipe -l 500000 > /dev/null 2>&1 || true
 perf_samples=$(perf script -i "$W/perf.data" -F event 2>/dev/null | grep -c sched_switch || true)
 # its call chains: samples, kernel frames, user frames
 perf script -i "$W/perf.data" -F ip 2>/dev/null |
