@@ -674,7 +674,7 @@ static void sb_ms(struct sbuf *b, uint64_t ns)
 	sb_dec(b, (ns / 1000) % 1000, 3);
 }
 
-/* fmt_wall(), with the date of the last second kept */
+/* fmt_wall(), made once a second: the date part is kept */
 static void sb_wall(struct sbuf *b, const struct stall *s)
 {
 	static int64_t last_sec = -1;
@@ -686,15 +686,16 @@ static void sb_wall(struct sbuf *b, const struct stall *s)
 		return;
 	}
 	if (t / 1000000000 != last_sec) {
-		time_t sec = (time_t)(t / 1000000000);
-		struct tm tm;
+		char *dot;
 
-		if (!gmtime_r(&sec, &tm)) {
-			sb_putc(b, '-');
+		fmt_wall(date, sizeof(date), s);
+		dot = strchr(date, '.');
+		if (!dot) {	/* "-": no date, and none kept */
+			last_sec = -1;
+			sb_puts(b, date);
 			return;
 		}
-		snprintf(date, sizeof(date), "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
-			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		*dot = '\0';
 		last_sec = t / 1000000000;
 	}
 	sb_puts(b, date);
