@@ -104,7 +104,7 @@ for g in groups:
 if not pairs:
     raise SystemExit("bench-report: the two kernels' waits share no group")
 r1 = max(on / off for on, off, _, _ in pairs)
-m_on, m_off = st.mean(w_on), st.mean(w_off)
+m_off = st.mean(w_off)
 spread = max((max(w) - min(w)) / st.mean(w) for w in (w_on, w_off))
 within = max((max(v for v, _ in g) - min(v for v, _ in g)) / min(v for v, _ in g) for g in groups)
 diffs = " and ".join(f"{on - off:+.0f}" for on, off, _, _ in pairs)

@@ -22,6 +22,7 @@ OUT=${OUT:-$TOP/out}
 E2E_OUT=$OUT/bench-e2e
 ON=$BUILD/bench
 OFF=$BUILD/bench-off
+declare -A KDIR=([on]=$ON [off]=$OFF)
 E2E_KDIR=$ON
 E2E_QEMU_ARGS="-icount shift=0"
 W=$OUT/bench
@@ -63,7 +64,7 @@ G=$E2E_OUT/bench/guest
 #    boots alternating.
 for i in 1 2 3 4 5; do
 	for k in on off; do
-		if [ $k = on ]; then E2E_KDIR=$ON; else E2E_KDIR=$OFF; fi
+		E2E_KDIR=${KDIR[$k]}
 		e2e_boot waits 600 0
 		[ "$(cat "$E2E_OUT/waits/guest/rc")" = 0 ] ||
 			{ echo "bench: waits on $E2E_KDIR failed:" >&2; cat "$E2E_OUT/waits/guest/scenario.log" >&2; exit 1; }
@@ -75,7 +76,7 @@ E2E_KDIR=$ON
 # The patched-out jumps in the hooked wait function, and the same function
 # without the log.
 for k in on off; do
-	if [ $k = on ]; then d=$ON; else d=$OFF; fi
+	d=${KDIR[$k]}
 	objdump -d --no-show-raw-insn "$d/vmlinux" \
 		--disassemble=i915_request_wait_timeout > "$W/i915_request_wait_timeout-$k.s"
 	python3 "$TOP/scripts/jump-labels.py" "$d/vmlinux" i915_request_wait_timeout \
