@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stalls.h"
+#include "archive.h"
+#include "record.h"
+#include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,7 +20,8 @@ static void decode_all(const unsigned char *buf, size_t size, uint64_t base)
 
 	while (off < size) {
 		struct stall_file f;
-		const struct i915_stall_record *r;
+		const unsigned char *raw;
+		struct srec r;
 		struct stall_iter it;
 		struct diag d;
 		int rc;
@@ -26,12 +29,11 @@ static void decode_all(const unsigned char *buf, size_t size, uint64_t base)
 		if (stall_file_open(&f, "fuzz", buf + off, size - off, base + off, &d))
 			return;
 		stall_iter_init(&it, &f);
-		while ((rc = stall_iter_next(&it, &r, &d)) > 0) {
-			json_strn(devnull, r->comm, strnlen(r->comm, sizeof(r->comm)));
-			if (site_name(r->site) && outcome_name(r->outcome) &&
-			    engine_class_name(r->engine_class) &&
-			    (!r->kstack_depth || r->kstack[r->kstack_depth - 1]) &&
-			    (!r->ustack_depth || r->ustack[r->ustack_depth - 1]))
+		while ((rc = stall_iter_next(&it, &raw, &r, &d)) > 0) {
+			if (site_name(r.site) && outcome_name(r.outcome) &&
+			    engine_class_name(r.engine_class) && strnlen(r.comm, I915_STALL_COMM_LEN) &&
+			    (!r.kdepth || r.kstack[r.kdepth - 1]) &&
+			    (!r.udepth || r.ustack[r.udepth - 1]))
 				fputc('.', devnull);
 		}
 		stall_file_close(&f);
@@ -45,7 +47,7 @@ static void decode_all(const unsigned char *buf, size_t size, uint64_t base)
 static void decode_stream(const unsigned char *buf, size_t size)
 {
 	struct stall_file f;
-	const struct i915_stall_record *r;
+	struct srec r;
 	struct stall_iter it;
 	struct diag d;
 	uint64_t need = 0, i;
@@ -89,20 +91,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!rc)
 			for (i = 0; i < ar.nstalls; i++)
 				decode_all(ar.stalls[i].buf, ar.stalls[i].size, ar.stalls[i].off);
-		for (i = 0; i < ar.nprocs; i++)
-			proc_maps_free(&ar.procs[i]);
-		free(ar.procs);
-		free(ar.stalls);
-		free((char *)ar.kallsyms);
+		archive_free(&ar);
 		return 0;
 	}
 	decode_all(data, size, 0);
 	decode_stream(data, size);
-	if (size) {	/* records from a misaligned buffer are copied */
+	if (size) {	/* a misaligned buffer is refused, never read unaligned */
 		unsigned char *odd = malloc(size + 1);
+		struct stall_file f;
 
 		memcpy(odd + 1, data, size);
-		decode_all(odd + 1, size, 0);
+		if (!stall_file_open(&f, "fuzz", odd + 1, size, 0, &d))
+			abort();
 		free(odd);
 	}
 	if (size && size < 4096) {

@@ -10,17 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stalls.h"
+#include "archive.h"
 
 #define AR_VERSION_MAJOR 1
-#define AR_VERSION_MINOR 0
+#define AR_VERSION_MINOR 1	/* 1.1: the vDSO section */
 #define AR_HEADER_SIZE 32
 #define AR_SECTION_HDR 16
 #define AR_PROC_HDR 32
 #define AR_MAP_SIZE 72
-#define AR_BUILD_ID_MAX 32
+#define AR_BUILD_ID_MAX BUILD_ID_MAX
 
-enum { AR_SEC_STALLS = 1, AR_SEC_PROCESS = 2, AR_SEC_KALLSYMS = 3 };
+enum { AR_SEC_STALLS = 1, AR_SEC_PROCESS = 2, AR_SEC_KALLSYMS = 3, AR_SEC_VDSO = 4 };
 
 static uint16_t get16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
@@ -76,9 +76,11 @@ static int parse_process(const unsigned char *p, uint64_t size, uint64_t off,
 				    i, po, pl, strsize);
 		if (memchr(p + strtab + po, 0, pl))
 			return diag_fail(d, off + strtab + po, "map %u: path contains a NUL byte", i);
-		m->path = xmalloc((size_t)pl + 1);
-		memcpy(m->path, p + strtab + po, pl);
-		m->path[pl] = 0;
+		m->path = xstrndup((const char *)p + strtab + po, pl);
+		/* paths are joined to --symfs: never "..", never relative */
+		if (!maps_path_ok(m->path))
+			return diag_fail(d, off + strtab + po,
+				    "map %u: path is not absolute and normalized (no . or .. part)", i);
 	}
 	return 0;
 }
@@ -134,6 +136,20 @@ int archive_parse(const char *name, const unsigned char *buf, size_t size,
 			if (parse_process(p, len, off + AR_SECTION_HDR, &ar->procs[ar->nprocs - 1], d))
 				return -1;
 			break;
+		case AR_SEC_VDSO: {
+			struct ar_vdso *v;
+
+			ar->vdsos = xreallocarray(ar->vdsos, ar->nvdsos + 1, sizeof(*ar->vdsos));
+			v = &ar->vdsos[ar->nvdsos++];
+			v->img = p;
+			v->size = len;
+			v->idlen = len >= 4 && !memcmp(p, "\177ELF", 4) ?
+				   elf_build_id_mem(p, len, v->id, sizeof(v->id)) : -1;
+			if (v->idlen <= 0)
+				return diag_fail(d, off + AR_SECTION_HDR,
+					    "vdso section is not an ELF image with a build-id");
+			break;
+		}
 		case AR_SEC_KALLSYMS:
 			if (memchr(p, 0, len))
 				return diag_fail(d, off + AR_SECTION_HDR, "kallsyms section contains a NUL byte");
@@ -159,6 +175,19 @@ int archive_parse(const char *name, const unsigned char *buf, size_t size,
 	return 0;
 }
 
+void archive_free(struct archive *ar)
+{
+	size_t i;
+
+	for (i = 0; i < ar->nprocs; i++)
+		proc_maps_free(&ar->procs[i]);
+	free(ar->procs);
+	free(ar->stalls);
+	free(ar->vdsos);
+	free((char *)ar->kallsyms);
+	memset(ar, 0, sizeof(*ar));
+}
+
 static void put16(FILE *f, uint16_t v) { fwrite(&v, 2, 1, f); }
 static void put32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
 static void put64(FILE *f, uint64_t v) { fwrite(&v, 8, 1, f); }
@@ -176,27 +205,28 @@ static void section(FILE *f, uint32_t type, uint64_t len)
 	put64(f, len);
 }
 
-int archive_write(FILE *out, const unsigned char *const *stalls,
-		  const size_t *stall_sizes, size_t nstalls,
-		  const struct proc_maps *procs, size_t nprocs,
-		  const char *kallsyms, size_t kallsyms_len)
+int archive_write(FILE *out, const struct archive_in *in)
 {
 	uint64_t total = AR_HEADER_SIZE;
 	uint32_t count = 0;
 	size_t i, j;
 
-	for (i = 0; i < nstalls; i++, count++)
-		total += AR_SECTION_HDR + ((stall_sizes[i] + 7) & ~(size_t)7);
-	for (i = 0; i < nprocs; i++, count++) {
-		uint64_t len = AR_PROC_HDR + (uint64_t)procs[i].nmaps * AR_MAP_SIZE;
+	for (i = 0; i < in->nstalls; i++, count++)
+		total += AR_SECTION_HDR + ((in->stall_sizes[i] + 7) & ~(size_t)7);
+	for (i = 0; i < in->nprocs; i++, count++) {
+		uint64_t len = AR_PROC_HDR + (uint64_t)in->procs[i].nmaps * AR_MAP_SIZE;
 
-		for (j = 0; j < procs[i].nmaps; j++)
-			if (procs[i].maps[j].path)
-				len += strlen(procs[i].maps[j].path);
+		for (j = 0; j < in->procs[i].nmaps; j++)
+			if (in->procs[i].maps[j].path)
+				len += strlen(in->procs[i].maps[j].path);
 		total += AR_SECTION_HDR + ((len + 7) & ~(uint64_t)7);
 	}
-	if (kallsyms) {
-		total += AR_SECTION_HDR + ((kallsyms_len + 7) & ~(size_t)7);
+	if (in->kallsyms) {
+		total += AR_SECTION_HDR + ((in->kallsyms_len + 7) & ~(size_t)7);
+		count++;
+	}
+	if (in->vdso) {
+		total += AR_SECTION_HDR + ((in->vdso_len + 7) & ~(size_t)7);
 		count++;
 	}
 
@@ -208,13 +238,13 @@ int archive_write(FILE *out, const unsigned char *const *stalls,
 	put32(out, 0);
 	put64(out, total);
 
-	for (i = 0; i < nstalls; i++) {
-		section(out, AR_SEC_STALLS, stall_sizes[i]);
-		fwrite(stalls[i], 1, stall_sizes[i], out);
-		pad8(out, stall_sizes[i]);
+	for (i = 0; i < in->nstalls; i++) {
+		section(out, AR_SEC_STALLS, in->stall_sizes[i]);
+		fwrite(in->stalls[i], 1, in->stall_sizes[i], out);
+		pad8(out, in->stall_sizes[i]);
 	}
-	for (i = 0; i < nprocs; i++) {
-		const struct proc_maps *pm = &procs[i];
+	for (i = 0; i < in->nprocs; i++) {
+		const struct proc_maps *pm = &in->procs[i];
 		uint64_t len = AR_PROC_HDR + (uint64_t)pm->nmaps * AR_MAP_SIZE;
 		uint32_t stroff = 0;
 		char comm[I915_STALL_COMM_LEN] = { 0 };
@@ -259,99 +289,15 @@ int archive_write(FILE *out, const unsigned char *const *stalls,
 				fputs(pm->maps[j].path, out);
 		pad8(out, len);
 	}
-	if (kallsyms) {
-		section(out, AR_SEC_KALLSYMS, kallsyms_len);
-		fwrite(kallsyms, 1, kallsyms_len, out);
-		pad8(out, kallsyms_len);
+	if (in->kallsyms) {
+		section(out, AR_SEC_KALLSYMS, in->kallsyms_len);
+		fwrite(in->kallsyms, 1, in->kallsyms_len, out);
+		pad8(out, in->kallsyms_len);
 	}
-	return ferror(out) ? -EIO : 0;
-}
-
-int maps_parse(const char *text, struct proc_maps *pm)
-{
-	const char *line = text;
-	size_t cap = 0;
-
-	pm->maps = NULL;
-	pm->nmaps = 0;
-	while (line && *line) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char *l = xmalloc(len + 1);
-		unsigned long long start, end, pgoff, inode;
-		char perms[8], dev[32];
-		int n = 0;
-
-		memcpy(l, line, len);
-		l[len] = 0;
-		if (sscanf(l, "%llx-%llx %7s %llx %31s %llu %n", &start, &end, perms, &pgoff,
-			   dev, &inode, &n) >= 6 && end > start) {
-			struct pmap *m;
-			char *path = l + n;
-			size_t pl;
-
-			if (pm->nmaps == cap) {
-				cap = cap ? cap * 2 : 32;
-				pm->maps = xreallocarray(pm->maps, cap, sizeof(*pm->maps));
-			}
-			m = &pm->maps[pm->nmaps++];
-			memset(m, 0, sizeof(*m));
-			m->start = start;
-			m->end = end;
-			m->pgoff = pgoff;
-			m->prot = (perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2;
-			m->inode = inode;
-			pl = strlen(path);
-			if (pl > 10 && !strcmp(path + pl - 10, " (deleted)")) {
-				path[pl - 10] = 0;
-				m->deleted = true;
-			}
-			if (*path)
-				m->path = xstrdup(path);
-		}
-		free(l);
-		line = nl ? nl + 1 : NULL;
+	if (in->vdso) {
+		section(out, AR_SEC_VDSO, in->vdso_len);
+		fwrite(in->vdso, 1, in->vdso_len, out);
+		pad8(out, in->vdso_len);
 	}
-	return 0;
-}
-
-int maps_read_live(uint32_t tgid, struct proc_maps *pm)
-{
-	unsigned char *buf;
-	size_t size;
-	char path[64];
-	int err;
-
-	memset(pm, 0, sizeof(*pm));
-	pm->tgid = tgid;
-	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
-	if (!read_all(path, &buf, &size)) {
-		size_t n = size < I915_STALL_COMM_LEN ? size : I915_STALL_COMM_LEN;
-
-		fixstr(pm->comm, (char *)buf, n);
-		pm->comm[strcspn(pm->comm, "\n")] = 0;
-		free(buf);
-	}
-	snprintf(path, sizeof(path), "/proc/%u/maps", tgid);
-	err = read_all(path, &buf, &size);
-	if (err) {
-		pm->gone = true;
-		return err;
-	}
-	buf = xrealloc(buf, size + 1);
-	buf[size] = 0;
-	maps_parse((char *)buf, pm);
-	free(buf);
-	return 0;
-}
-
-void proc_maps_free(struct proc_maps *pm)
-{
-	size_t i;
-
-	for (i = 0; i < pm->nmaps; i++)
-		free(pm->maps[i].path);
-	free(pm->maps);
-	pm->maps = NULL;
-	pm->nmaps = 0;
+	return ferror(out) ? -(errno ? errno : EIO) : 0;
 }

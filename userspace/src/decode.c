@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stalls.h"
+#include "record.h"
 
 /* Sanity limits: far above anything a kernel writes, low enough that
  * arithmetic on them cannot overflow 64 bits. */
@@ -44,6 +44,8 @@ static int open_common(struct stall_file *f, const char *name,
 	f->size = size;
 	f->base = base;
 
+	if ((uintptr_t)buf % 8)
+		return diag_fail(d, base, "stall file misaligned in memory (internal error)");
 	if (size < I915_STALL_MAGIC_LEN)
 		return diag_fail(d, base + size, "truncated: %zu bytes, no room for the magic", size);
 	if (memcmp(buf, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN))
@@ -206,49 +208,50 @@ void stall_iter_init(struct stall_iter *it, const struct stall_file *f)
 	it->left = f->hdr.cpu_count ? f->cpus[0].emitted : 0;
 }
 
-int stall_iter_next(struct stall_iter *it, const struct i915_stall_record **r,
+int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct srec *v,
 		    struct diag *d)
 {
 	const struct stall_file *f = it->f;
 	const struct i915_stall_file_header *h = &f->hdr;
+	const unsigned char *p;
+	int rc;
 
 	if (it->next >= h->record_count)
 		return 0;
 	/* stall_file_open() checked that the emitted counts sum up, so a
 	 * group with records left exists. */
-	return stall_iter_take(it, f->buf + h->records_offset + it->next * h->record_size, r, d);
+	p = f->buf + h->records_offset + it->next * h->record_size;
+	rc = stall_iter_take(it, p, v, d);
+	if (rc > 0)
+		*raw = p;
+	return rc;
 }
 
-int stall_iter_take(struct stall_iter *it, const unsigned char *p,
-		    const struct i915_stall_record **rp, struct diag *d)
+int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct srec *r,
+		    struct diag *d)
 {
 	const struct stall_file *f = it->f;
 	const struct i915_stall_file_header *h = &f->hdr;
 	const struct i915_stall_cpu_entry *c;
-	const struct i915_stall_record *r;
 	uint64_t off;
 
+	off = f->base + h->records_offset + it->next * h->record_size;
 	if (it->next >= h->record_count)
-		return diag_fail(d, f->base + h->records_offset + it->next * h->record_size,
-			    "more records than record_count %llu", (unsigned long long)h->record_count);
+		return diag_fail(d, off, "more records than record_count %llu",
+				 (unsigned long long)h->record_count);
+	/* Records are used where they lie: the input is mapped or read
+	 * whole into an aligned buffer, and every offset to a record is a
+	 * multiple of 8 (checked in stall_file_open()). */
+	if ((uintptr_t)p % 8)
+		return diag_fail(d, off, "record %llu: misaligned in memory (internal error)",
+				 (unsigned long long)it->next);
 	while (it->left == 0 && it->cpu_idx + 1 < h->cpu_count) {
 		it->cpu_idx++;
 		it->have_seq = false;
 		it->left = f->cpus[it->cpu_idx].emitted;
 	}
 	c = &f->cpus[it->cpu_idx];
-	off = f->base + h->records_offset + it->next * h->record_size;
-	/*
-	 * Records are used where they lie (the input is mapped or read
-	 * whole).  Offsets and sizes are multiples of 8, so they are aligned
-	 * unless the caller's buffer is not: then use a copy.
-	 */
-	if ((uintptr_t)p % _Alignof(struct i915_stall_record)) {
-		memcpy(&it->copy, p, sizeof(it->copy));
-		r = &it->copy;
-	} else {
-		r = (const struct i915_stall_record *)p;
-	}
+	srec_get(f, p, r);
 	if (r->cpu != c->cpu)
 		return diag_fail(d, off + ROFF(cpu),
 			    "record %llu: cpu %u, but the CPU table says the next %llu records are cpu %u's",
@@ -257,12 +260,12 @@ int stall_iter_take(struct stall_iter *it, const unsigned char *p,
 		return diag_fail(d, off + ROFF(seq), "record %llu: seq %llu not after %llu on cpu %u",
 			    (unsigned long long)it->next, (unsigned long long)r->seq,
 			    (unsigned long long)it->last_seq, c->cpu);
-	if (r->kstack_depth > h->kstack_max)
+	if (r->kdepth > h->kstack_max)
 		return diag_fail(d, off + ROFF(kstack_depth), "record %llu: kstack_depth %u exceeds kstack_max %u",
-			    (unsigned long long)it->next, r->kstack_depth, h->kstack_max);
-	if (r->ustack_depth > h->ustack_max)
+			    (unsigned long long)it->next, r->kdepth, h->kstack_max);
+	if (r->udepth > h->ustack_max)
 		return diag_fail(d, off + ROFF(ustack_depth), "record %llu: ustack_depth %u exceeds ustack_max %u",
-			    (unsigned long long)it->next, r->ustack_depth, h->ustack_max);
+			    (unsigned long long)it->next, r->udepth, h->ustack_max);
 	/* Not structural: keep the record, say so once per file. */
 	if (r->spin_ns > r->duration_ns && !it->warned_spin) {
 		warnx_("%s: offset %llu: record %llu: spin_ns %llu exceeds duration_ns %llu",
@@ -277,7 +280,6 @@ int stall_iter_take(struct stall_iter *it, const unsigned char *p,
 	it->have_seq = true;
 	it->left--;
 	it->next++;
-	*rp = r;
 	return 1;
 }
 

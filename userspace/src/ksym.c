@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "stalls.h"
+#include "ksym.h"
 
 enum ksrc { KS_NONE, KS_KALLSYMS, KS_VMLINUX };
 
@@ -20,7 +20,7 @@ static struct {
 	bool inited;
 	enum ksrc src;
 	const char *src_name;
-	const char *fail_reason;	/* why there are no kernel symbols */
+	enum reason fail_reason;	/* why there are no kernel symbols */
 	struct symtab base;	/* as read: kallsyms (any module) or vmlinux */
 	struct symtab mod;	/* i915.ko .text, section relative */
 	char *text;		/* kallsyms text we own */
@@ -33,7 +33,8 @@ static struct {
 		struct symtab t;
 		bool built;
 		bool other_kernel;	/* vmlinux of another kernel than the file's */
-	} *rel;
+		char release[I915_STALL_RELEASE_LEN];
+	} **rel;		/* stable pointers: cache keys */
 	size_t nrel;
 	const char *archive_text;
 	size_t archive_len;
@@ -87,10 +88,10 @@ static bool load_kallsyms_text(char *text, const char *what)
 			       "kernel frames stay unresolved. Hint: run as root, or set "
 			       "kernel.kptr_restrict=0, or pass --kallsyms FILE or --vmlinux FILE",
 			       what, zero);
-			K.fail_reason = "kallsyms zeroed";
+			K.fail_reason = R_KALLSYMS_ZEROED;
 		} else {
 			warnx_("%s: no text symbols found", what);
-			K.fail_reason = "no kernel symbols";
+			K.fail_reason = R_NO_KERNEL_SYMBOLS;
 		}
 		return false;
 	}
@@ -146,12 +147,12 @@ static bool load_vmlinux(const char *path)
 
 	if (!elf) {
 		warnx_("%s: cannot read as ELF: %s", path, elf_errmsg(-1));
-		K.fail_reason = "vmlinux unreadable";
+		K.fail_reason = R_VMLINUX_UNREADABLE;
 		return false;
 	}
 	if (elf_syms(elf, SHT_SYMTAB, -1, NULL, &K.base) || !K.base.n) {
 		warnx_("%s: no symbol table", path);
-		K.fail_reason = "vmlinux has no symbols";
+		K.fail_reason = R_VMLINUX_UNREADABLE;
 		elf_close(elf, fd);
 		return false;
 	}
@@ -251,7 +252,7 @@ static void lazy_init(const struct stall_file *f)
 	if (K.inited)
 		return;
 	K.inited = true;
-	K.fail_reason = "no kernel symbols";
+	K.fail_reason = R_NO_KERNEL_SYMBOLS;
 	if (K.o.vmlinux) {
 		if (load_vmlinux(K.o.vmlinux) && K.o.module)
 			load_module(K.o.module);
@@ -263,7 +264,7 @@ static void lazy_init(const struct stall_file *f)
 		err = read_all(K.o.kallsyms, &buf, &size);
 		if (err) {
 			warnx_("%s: %s", K.o.kallsyms, strerror(-err));
-			K.fail_reason = "kallsyms unreadable";
+			K.fail_reason = R_KALLSYMS_UNREADABLE;
 			return;
 		}
 		K.text = xrealloc(buf, size + 1);
@@ -286,13 +287,13 @@ static void lazy_init(const struct stall_file *f)
 		if (uname(&u) == 0 && strcmp(u.release, rel)) {
 			warnx_("%s: recorded on kernel %s, this is %s: not using /proc/kallsyms; "
 			       "pass --kallsyms or --vmlinux", f->name, rel, u.release);
-			K.fail_reason = "other kernel";
+			K.fail_reason = R_OTHER_KERNEL;
 			return;
 		}
 		err = read_all("/proc/kallsyms", &buf, &size);
 		if (err) {
 			warnx_("/proc/kallsyms: %s", strerror(-err));
-			K.fail_reason = "kallsyms unreadable";
+			K.fail_reason = R_KALLSYMS_UNREADABLE;
 			return;
 		}
 		K.text = xrealloc(buf, size + 1);
@@ -300,7 +301,7 @@ static void lazy_init(const struct stall_file *f)
 		load_kallsyms_text(K.text, "/proc/kallsyms");
 		return;
 	}
-	K.fail_reason = "no kallsyms";
+	K.fail_reason = R_NO_KALLSYMS;
 }
 
 /* Build the table relocated for this file's anchors. */
@@ -315,12 +316,17 @@ static struct reloc *table_for(const struct stall_file *f)
 	struct reloc *r;
 	size_t i;
 
+	if (f->kview)
+		return f->kview;
 	for (i = 0; i < K.nrel; i++)
-		if (K.rel[i].kanchor == h->kernel_anchor_addr && K.rel[i].ianchor == h->i915_anchor_addr)
-			return &K.rel[i];
+		if (K.rel[i]->kanchor == h->kernel_anchor_addr &&
+		    K.rel[i]->ianchor == h->i915_anchor_addr &&
+		    !memcmp(K.rel[i]->release, h->release, sizeof(h->release)))
+			return ((struct stall_file *)f)->kview = K.rel[i];
 	K.rel = xreallocarray(K.rel, K.nrel + 1, sizeof(*K.rel));
-	r = &K.rel[K.nrel++];
-	memset(r, 0, sizeof(*r));
+	r = K.rel[K.nrel++] = xcalloc(1, sizeof(*r));
+	((struct stall_file *)f)->kview = r;
+	memcpy(r->release, h->release, sizeof(r->release));
 	r->kanchor = h->kernel_anchor_addr;
 	r->ianchor = h->i915_anchor_addr;
 
@@ -398,9 +404,17 @@ static struct reloc *table_for(const struct stall_file *f)
 	return r;
 }
 
-void ksym_resolve(const struct stall_file *f, uint64_t addr, bool ret, struct frame *out)
+const void *ksym_view(const struct stall_file *f)
 {
-	uint64_t a = addr - (ret && addr ? 1 : 0);
+	lazy_init(f);
+	if (K.src == KS_NONE)
+		return &K;
+	return table_for(f);
+}
+
+void ksym_resolve(const struct stall_file *f, uint64_t addr, struct frame *out)
+{
+	uint64_t a = addr - (addr ? 1 : 0);
 	const struct sym *s;
 	struct reloc *rel;
 
@@ -413,12 +427,12 @@ void ksym_resolve(const struct stall_file *f, uint64_t addr, bool ret, struct fr
 	}
 	rel = table_for(f);
 	if (rel->other_kernel) {
-		out->reason = "vmlinux of another kernel";
+		out->reason = R_VMLINUX_OTHER_KERNEL;
 		return;
 	}
 	s = symtab_find(&rel->t, a);
 	if (!s) {
-		out->reason = "no symbol";
+		out->reason = R_NO_SYMBOL;
 		if (K.src == KS_VMLINUX && (f->hdr.flags & I915_STALL_H_I915_MODULE) &&
 		    addr - f->hdr.i915_text_base < f->hdr.i915_text_size)
 			out->module = "i915";
@@ -443,8 +457,10 @@ void ksym_cleanup(void)
 {
 	size_t i;
 
-	for (i = 0; i < K.nrel; i++)
-		symtab_free(&K.rel[i].t);
+	for (i = 0; i < K.nrel; i++) {
+		symtab_free(&K.rel[i]->t);
+		free(K.rel[i]);
+	}
 	free(K.rel);
 	symtab_free(&K.base);
 	symtab_free(&K.mod);

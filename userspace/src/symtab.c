@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stalls.h"
+#include "ksym.h"
 
 void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name,
 		const char *module, uint8_t prio, bool copy)
@@ -96,8 +96,6 @@ const struct sym *symtab_find(const struct symtab *t, uint64_t a)
 	s = &t->s[lo];
 	if (s->size)
 		return a - s->addr < s->size ? s : NULL;
-	if (t->exact_sizeless)
-		return a == s->addr ? s : NULL;
 	/* sizeless .symtab entry (assembly): up to the next symbol */
 	return a - s->addr < 4096 || s + 1 < t->s + t->n ? s : NULL;
 }
@@ -128,7 +126,7 @@ Elf *elf_open(const char *path, int *fdp)
 	Elf *elf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path);
 	if (fd < 0)
 		return NULL;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

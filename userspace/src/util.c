@@ -1,21 +1,18 @@
 // SPDX-License-Identifier: MIT
-/* Small helpers: allocation, whole-file reads and maps, JSON strings, messages. */
+/* Small helpers: allocation, messages, whole-file reads, safe opens. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stalls.h"
+#include "util.h"
 
 int verbose;
 bool quiet;
 
-/* One diagnostic line on stderr. */
 static void vmsg(const char *fmt, va_list ap)
 {
 	fputs("i915-stalls: ", stderr);
@@ -40,6 +37,15 @@ void infox(const char *fmt, ...)
 
 	if (!verbose)
 		return;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+void errx_(const char *fmt, ...)
+{
+	va_list ap;
+
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
@@ -93,6 +99,15 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;
@@ -111,8 +126,64 @@ char *xasprintf(const char *fmt, ...)
 	return p;
 }
 
-/* Read fd to EOF into a heap buffer. */
-static int read_fd(int fd, unsigned char **bufp, size_t *sizep)
+int diag_fail(struct diag *d, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->off = off;
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int diag_print(const char *name, const struct diag *d)
+{
+	errx_("%s: offset %llu: %s", name, (unsigned long long)d->off, d->msg);
+	return -1;
+}
+
+void fixstr(char *dst, const char *src, size_t n)
+{
+	size_t len = strnlen(src, n);
+
+	memcpy(dst, src, len);
+	dst[len] = 0;
+}
+
+uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	/* a regular file never blocks; clear the flag for the readers after us */
+	fcntl(fd, F_SETFL, 0);
+	return fd;
+}
+
+bool path_is_special(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+/* Read fd to EOF into a heap buffer (one spare byte for a NUL). */
+int read_fd_all(int fd, unsigned char **bufp, size_t *sizep)
 {
 	size_t size = 0, cap = 1 << 16;
 	unsigned char *buf;
@@ -122,7 +193,7 @@ static int read_fd(int fd, unsigned char **bufp, size_t *sizep)
 	for (;;) {
 		ssize_t n;
 
-		if (size == cap) {
+		if (size + 1 >= cap) {
 			if (cap > SIZE_MAX / 2) {
 				err = -EFBIG;
 				break;
@@ -130,7 +201,7 @@ static int read_fd(int fd, unsigned char **bufp, size_t *sizep)
 			cap *= 2;
 			buf = xrealloc(buf, cap);
 		}
-		n = read(fd, buf + size, cap - size);
+		n = read(fd, buf + size, cap - size - 1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -145,6 +216,7 @@ static int read_fd(int fd, unsigned char **bufp, size_t *sizep)
 		free(buf);
 		return err;
 	}
+	buf[size] = 0;
 	*bufp = buf;
 	*sizep = size;
 	return 0;
@@ -160,195 +232,41 @@ int read_all(const char *path, unsigned char **bufp, size_t *sizep)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = read_fd(fd, bufp, sizep);
+	err = read_fd_all(fd, bufp, sizep);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	return err;
 }
 
-/*
- * Pages of a map count in the RSS once read.  They are given back from
- * time to time as records are walked (they stay in the page cache and come
- * back with a minor fault), so the RSS does not grow with the input.
- */
-#define SHED_BYTES (64u << 20)
-
-static struct { void *p; size_t size; const char *path; } *maps;
-static size_t nmaps, touched;
-
-/* A mapped file cut short while it is read: an error, not a crash. */
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
+int read_regular(const char *path, char **bufp, size_t *sizep)
 {
-	static const char pre[] = "i915-stalls: ", post[] = ": truncated while being read\n";
-	const char *path = "a mapped file";
-	uintptr_t a = (uintptr_t)si->si_addr;
-	char num[40], *n = num + sizeof(num);
-	size_t i, off = 0;
-	bool found = false;
+	int fd = open_regular(path), err;
 
-	(void)sig;
-	(void)uc;
-	for (i = 0; i < nmaps; i++)
-		if (a - (uintptr_t)maps[i].p < maps[i].size) {
-			path = maps[i].path;
-			off = a - (uintptr_t)maps[i].p;
-			found = true;
-		}
-	/* async-signal-safe: write() and _exit() only, digits by hand */
-	do
-		*--n = (char)('0' + off % 10);
-	while (off /= 10);
-	n -= sizeof(": offset ") - 1;
-	memcpy(n, ": offset ", sizeof(": offset ") - 1);
-	if (write(STDERR_FILENO, pre, sizeof(pre) - 1) > 0 &&
-	    write(STDERR_FILENO, path, strlen(path)) > 0 &&
-	    (!found || write(STDERR_FILENO, n, (size_t)(num + sizeof(num) - n)) > 0))
-		(void)!write(STDERR_FILENO, post, sizeof(post) - 1);
-	_exit(EXIT_FATAL);
-}
-
-void input_touched(size_t bytes)
-{
-	size_t i;
-
-	touched += bytes;
-	if (touched < SHED_BYTES)
-		return;
-	touched = 0;
-	for (i = 0; i < nmaps; i++)
-		madvise(maps[i].p, maps[i].size, MADV_DONTNEED);
-}
-
-/*
- * A regular file with a size is mapped: no copy, and its pages stay in the
- * page cache.  Anything else (stdin, a pipe, a debugfs file, whose size
- * reads as 0 and whose content is made at open) is read until EOF.
- */
-int input_load(const char *path, struct input_buf *in)
-{
-	struct stat st;
-	int fd, err;
-	void *p;
-
-	memset(in, 0, sizeof(*in));
-	if (!strcmp(path, "-"))
-		return read_fd(STDIN_FILENO, &in->buf, &in->size);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= SIZE_MAX) {
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO };
-
-			close(fd);
-			in->buf = p;
-			in->size = (size_t)st.st_size;
-			in->mapped = true;
-			maps = xreallocarray(maps, nmaps + 1, sizeof(*maps));
-			maps[nmaps].p = p;
-			maps[nmaps].path = path;
-			maps[nmaps++].size = in->size;
-			sigaction(SIGBUS, &sa, NULL);
-			return 0;
-		}
-	}
-	err = read_fd(fd, &in->buf, &in->size);
+		return fd;
+	err = read_fd_all(fd, (unsigned char **)bufp, sizep);
 	close(fd);
 	return err;
 }
 
-void input_free(struct input_buf *in)
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-	size_t i;
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
-	if (in->mapped) {
-		munmap(in->buf, in->size);
-		for (i = 0; i < nmaps && maps[i].p != in->buf; i++)
-			;
-		if (i < nmaps)
-			maps[i] = maps[--nmaps];
-		if (!nmaps) {
-			free(maps);
-			maps = NULL;
-		}
-	} else {
-		free(in->buf);
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *s = p;
+	uint64_t h = seed ^ (n * 0x9e3779b97f4a7c15ull), v;
+
+	while (n >= 8) {
+		memcpy(&v, s, 8);
+		h = hash_mix(h, v);
+		s += 8;
+		n -= 8;
 	}
-	memset(in, 0, sizeof(*in));
-}
-
-void json_strn(FILE *f, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	fputc('"', f);
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		switch (c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				fprintf(f, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-			} else if (c >= 0x80) {
-				/* Task names are bytes, not UTF-8: keep valid UTF-8,
-				 * escape the rest as U+FFFD-free \u00XX (Latin-1). */
-				size_t len = 0, k;
-				unsigned int need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : 0;
-
-				if (need && i + need < n) {
-					for (k = 1; k <= need; k++)
-						if (((unsigned char)s[i + k] & 0xc0) != 0x80)
-							break;
-					if (k > need)
-						len = need + 1;
-				}
-				if (len) {
-					fwrite(s + i, 1, len, f);
-					i += len - 1;
-				} else {
-					fprintf(f, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-				}
-			} else {
-				fputc(c, f);
-			}
-		}
-	}
-	fputc('"', f);
-}
-
-void json_str(FILE *f, const char *s)
-{
-	if (!s)
-		fputs("null", f);
-	else
-		json_strn(f, s, strlen(s));
-}
-
-void fixstr(char *dst, const char *src, size_t n)
-{
-	size_t len = strnlen(src, n);
-
-	memcpy(dst, src, len);
-	dst[len] = 0;
-}
-
-int diag_fail(struct diag *d, uint64_t off, const char *fmt, ...)
-{
-	va_list ap;
-
-	d->off = off;
-	va_start(ap, fmt);
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
-	va_end(ap);
-	return -1;
+	v = 0;
+	memcpy(&v, s, n);
+	return hash_mix(h, v ^ ((uint64_t)n << 56));
 }

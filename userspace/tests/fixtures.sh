@@ -36,12 +36,14 @@ objcopy --only-keep-debug dl/fx-dl dl/.debug/fx-dl.debug
 strip --strip-all dl/fx-dl
 (cd dl && objcopy --add-gnu-debuglink=.debug/fx-dl.debug fx-dl)
 
-# debuglink whose target has the right name but other contents
-$CC $CF -fPIE -pie -o badcrc/fx-crc "$SRC/fx.c" -Lplain -lfx -Wl,-rpath,'$ORIGIN'
+# debuglink whose target has the right name but other contents; no build-id,
+# so only the CRC tells them apart (fx-crc.good is the right one)
+$CC $CF -Wl,--build-id=none -fPIE -pie -o badcrc/fx-crc "$SRC/fx.c" -Lplain -lfx -Wl,-rpath,'$ORIGIN'
 objcopy --only-keep-debug badcrc/fx-crc badcrc/.debug/fx-crc.debug
 strip --strip-all badcrc/fx-crc
 (cd badcrc && objcopy --add-gnu-debuglink=.debug/fx-crc.debug fx-crc)
-$CC $CF -DOTHER=1 -fPIE -pie -o badcrc/other "$SRC/fx.c" -Lplain -lfx
+mv badcrc/.debug/fx-crc.debug badcrc/.debug/fx-crc.good
+$CC $CF -Wl,--build-id=none -DOTHER=1 -fPIE -pie -o badcrc/other "$SRC/fx.c" -Lplain -lfx
 objcopy --only-keep-debug badcrc/other badcrc/.debug/fx-crc.debug
 rm badcrc/other
 

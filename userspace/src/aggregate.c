@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: MIT
+/* Groups (summary, diff) and folded stacks in bounded memory (folded, SVG). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+
+#define ARENA_CHUNK (1u << 20)
+
+/* ---------------------------------------------------------------- arenas */
+
+static char *arena_put(char ***chunks, size_t *nchunks, size_t *used, const char *s, size_t n)
+{
+	char *p;
+
+	if (!*nchunks || *used + n + 1 > ARENA_CHUNK) {
+		size_t sz = n + 1 > ARENA_CHUNK ? n + 1 : ARENA_CHUNK;
+
+		*chunks = xreallocarray(*chunks, *nchunks + 1, sizeof(**chunks));
+		(*chunks)[(*nchunks)++] = xmalloc(sz);
+		*used = 0;
+		if (sz > ARENA_CHUNK) {	/* a key of its own: the next one starts a chunk */
+			p = (*chunks)[*nchunks - 1];
+			memcpy(p, s, n);
+			p[n] = 0;
+			*used = ARENA_CHUNK;
+			return p;
+		}
+	}
+	p = (*chunks)[*nchunks - 1] + *used;
+	memcpy(p, s, n);
+	p[n] = 0;
+	*used += n + 1;
+	return p;
+}
+
+static void arena_free(char **chunks, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(chunks[i]);
+	free(chunks);
+}
+
+/* ---------------------------------------------------------------- groups */
+
+struct group *groups_get(struct groups *G, const char *key, size_t len)
+{
+	uint64_t hash = hash_bytes(key, len, 0x6a09e667);
+	size_t i, h;
+
+	if ((G->n + 1) * 2 > G->hcap) {
+		size_t nc = G->hcap ? G->hcap * 2 : 64;
+
+		free(G->ht);
+		G->ht = xcalloc(nc, sizeof(*G->ht));
+		G->hcap = nc;
+		for (i = 0; i < G->n; i++) {
+			for (h = G->g[i].hash & (nc - 1); G->ht[h]; h = (h + 1) & (nc - 1))
+				;
+			G->ht[h] = (uint32_t)i + 1;
+		}
+	}
+	for (h = hash & (G->hcap - 1); G->ht[h]; h = (h + 1) & (G->hcap - 1)) {
+		struct group *g = &G->g[G->ht[h] - 1];
+
+		if (g->hash == hash && g->key_len == len && !memcmp(g->key, key, len))
+			return g;
+	}
+	if (G->n == G->cap) {
+		G->cap = G->cap ? G->cap * 2 : 64;
+		G->g = xreallocarray(G->g, G->cap, sizeof(*G->g));
+	}
+	G->ht[h] = (uint32_t)G->n + 1;
+	memset(&G->g[G->n], 0, sizeof(G->g[0]));
+	G->g[G->n].key = arena_put(&G->arena, &G->narena, &G->aused, key, len);
+	G->g[G->n].key_len = (uint32_t)len;
+	G->g[G->n].hash = hash;
+	return &G->g[G->n++];
+}
+
+struct group *groups_find(const struct groups *G, const char *key, size_t len)
+{
+	uint64_t hash = hash_bytes(key, len, 0x6a09e667);
+	size_t h;
+
+	if (!G->hcap)
+		return NULL;
+	for (h = hash & (G->hcap - 1); G->ht[h]; h = (h + 1) & (G->hcap - 1)) {
+		struct group *g = &G->g[G->ht[h] - 1];
+
+		if (g->hash == hash && g->key_len == len && !memcmp(g->key, key, len))
+			return g;
+	}
+	return NULL;
+}
+
+void group_add(struct group *g, const struct srec *r)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 4;
+		g->d = xreallocarray(g->d, g->cap, sizeof(*g->d));
+	}
+	if (!g->n || r->start_ns < g->rep_start) {
+		g->rep_start = r->start_ns;
+		g->rep_tgid = r->tgid;
+		comm_clean(g->rep_comm, r->comm, false);
+	}
+	g->d[g->n++] = r->duration_ns;
+	g->total = add_sat(g->total, r->duration_ns);
+	if (r->duration_ns > g->max)
+		g->max = r->duration_ns;
+	g->sorted = false;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t group_pct(struct group *g, unsigned int p)
+{
+	size_t k;
+
+	if (!g->n)
+		return 0;
+	if (!g->sorted)
+		xqsort(g->d, g->n, sizeof(*g->d), cmp_u64);
+	g->sorted = true;
+	k = (g->n * p + 99) / 100;
+	return g->d[k ? k - 1 : 0];
+}
+
+void groups_free(struct groups *G)
+{
+	size_t i;
+
+	for (i = 0; i < G->n; i++)
+		free(G->g[i].d);
+	free(G->g);
+	free(G->ht);
+	free(G->ids);
+	arena_free(G->arena, G->narena);
+	memset(G, 0, sizeof(*G));
+}
+
+static int key_cmp(const struct group *x, const struct group *y)
+{
+	size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+	int c = memcmp(x->key, y->key, n);
+
+	return c ? c : (x->key_len > y->key_len) - (x->key_len < y->key_len);
+}
+
+static int cmp_total_desc(const struct group *x, const struct group *y)
+{
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return key_cmp(x, y);
+}
+
+static int qcmp_total(const void *a, const void *b)
+{
+	return cmp_total_desc(a, b);
+}
+
+void groups_sort_total(struct groups *G)
+{
+	xqsort(G->g, G->n, sizeof(*G->g), qcmp_total);
+	free(G->ht);	/* indexes changed */
+	G->ht = NULL;
+	G->hcap = 0;
+	free(G->ids);
+	G->ids = NULL;
+	G->nids = G->idcap = 0;
+}
+
+/* A heap of the n best: its root is the worst of them. */
+static void top_sift(struct group **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, w = i;
+
+		if (l < n && cmp_total_desc(h[l], h[w]) > 0)
+			w = l;
+		if (r < n && cmp_total_desc(h[r], h[w]) > 0)
+			w = r;
+		if (w == i)
+			return;
+		struct group *t = h[i];
+
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+}
+
+static int qcmp_ptr_total(const void *a, const void *b)
+{
+	return cmp_total_desc(*(struct group *const *)a, *(struct group *const *)b);
+}
+
+size_t groups_top(const struct groups *G, size_t n, struct group **top)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < G->n && n; i++) {
+		struct group *g = &G->g[i];
+
+		if (k < n) {
+			size_t j = k++;
+
+			top[j] = g;
+			while (j) {	/* sift up */
+				size_t p = (j - 1) / 2;
+
+				if (cmp_total_desc(top[j], top[p]) <= 0)
+					break;
+				struct group *t = top[p];
+
+				top[p] = top[j];
+				top[j] = t;
+				j = p;
+			}
+		} else if (cmp_total_desc(g, top[0]) < 0) {
+			top[0] = g;
+			top_sift(top, k, 0);
+		}
+	}
+	xqsort(top, k, sizeof(*top), qcmp_ptr_total);
+	return k;
+}
+
+void site_key(struct sbuf *b, unsigned int site)
+{
+	const char *s = site_name(site);
+
+	sb_reset(b);
+	if (s) {
+		sb_puts(b, s);
+	} else {
+		sb_puts(b, "site#");
+		sb_dec(b, site, 0);
+	}
+}
+
+static uint32_t *id_slot(struct groups *G, uint64_t id, bool *found)
+{
+	size_t h;
+
+	if ((G->nids + 1) * 2 > G->idcap) {
+		size_t nc = G->idcap ? G->idcap * 2 : 256, i;
+		__typeof__(G->ids) t = xcalloc(nc, sizeof(*t));
+
+		for (i = 0; i < G->idcap; i++)
+			if (G->ids[i].id) {
+				for (h = G->ids[i].id * 0x9e3779b97f4a7c15ull >> 20 & (nc - 1); t[h].id;
+				     h = (h + 1) & (nc - 1))
+					;
+				t[h] = G->ids[i];
+			}
+		free(G->ids);
+		G->ids = t;
+		G->idcap = nc;
+	}
+	for (h = id * 0x9e3779b97f4a7c15ull >> 20 & (G->idcap - 1); G->ids[h].id;
+	     h = (h + 1) & (G->idcap - 1))
+		if (G->ids[h].id == id) {
+			*found = true;
+			return &G->ids[h].gi;
+		}
+	*found = false;
+	G->ids[h].id = id;
+	G->nids++;
+	return &G->ids[h].gi;
+}
+
+struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_addr,
+			  struct sbuf *b)
+{
+	const struct sstack *u = ss->u;
+	uint32_t *gi = NULL;
+	struct group *g;
+	bool found;
+	int i;
+
+	if (u && !(ss->r->flags & I915_STALL_F_KTHREAD)) {
+		gi = id_slot(G, u->id, &found);
+		if (found)
+			return &G->g[*gi];
+	}
+	sb_reset(b);
+	if (ss->r->flags & I915_STALL_F_KTHREAD) {
+		sb_puts(b, "[kernel thread]");
+	} else if (!u) {
+		sb_puts(b, "[no user stack]");
+	} else {
+		for (i = (int)u->depth - 1; i >= 0; i--) {
+			const struct sframe *f = u->frames[i];
+
+			if (b->len)
+				sb_putc(b, ';');
+			if (by_addr)
+				sb_put(b, f->key, f->key_len);
+			else
+				sb_put(b, f->fold, f->fold_len);
+		}
+	}
+	g = groups_get(G, sb_str(b), b->len);
+	if (gi)
+		*gi = (uint32_t)(g - G->g);
+	return g;
+}
+
+/* ---------------------------------------------------------------- folded */
+
+void comm_clean(char *dst, const char *src, bool folded)
+{
+	size_t i;
+
+	fixstr(dst, src, I915_STALL_COMM_LEN);
+	for (i = 0; dst[i]; i++)
+		if (folded && dst[i] == ';')
+			dst[i] = ':';
+		else if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
+			dst[i] = '?';
+}
+
+unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root root)
+{
+	char comm[I915_STALL_COMM_LEN + 1];
+	unsigned int depth = 1, i;
+
+	sb_reset(b);
+	comm_clean(comm, ss->r->comm, true);
+	sb_puts(b, comm);
+	if (root != ROOT_COMM) {
+		sb_putc(b, '-');
+		sb_dec(b, ss->r->tgid, 0);
+	}
+	if (root == ROOT_TID) {
+		sb_putc(b, '/');
+		sb_dec(b, ss->r->pid, 0);
+	}
+	for (i = ss->u ? ss->u->depth : 0; i-- > 0; depth++) {
+		sb_putc(b, FOLD_SEP);
+		sb_put(b, ss->u->frames[i]->fold, ss->u->frames[i]->fold_len);
+	}
+	for (i = ss->k ? ss->k->depth : 0; i-- > 0; depth++) {
+		sb_putc(b, FOLD_SEP);
+		sb_put(b, ss->k->frames[i]->fold, ss->k->frames[i]->fold_len);
+		sb_put(b, "_[k]", 4);
+	}
+	return depth;
+}
+
+static int spill_err;
+
+void fagg_init(struct fagg *A, size_t budget)
+{
+	memset(A, 0, sizeof(*A));
+	A->budget = budget;
+	spill_err = 0;
+}
+
+static void fagg_reset_mem(struct fagg *A)
+{
+	arena_free(A->chunks, A->nchunks);
+	A->chunks = NULL;
+	A->nchunks = A->cused = 0;
+	free(A->ht);
+	A->ht = NULL;
+	A->hcap = 0;
+	A->n = 0;
+	A->bytes = 0;
+}
+
+static int fline_cmp(const void *a, const void *b)
+{
+	const struct fline *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Sort what is in memory and write it out as a run. */
+static int spill(struct fagg *A)
+{
+	FILE *f = tmpfile();
+	size_t i;
+
+	if (!f) {
+		errx_("temporary file for folded stacks: %s", strerror(errno));
+		return -1;
+	}
+	xqsort(A->e, A->n, sizeof(*A->e), fline_cmp);
+	for (i = 0; i < A->n; i++) {
+		fwrite(A->e[i].key, 1, A->e[i].len, f);
+		fprintf(f, " %llu\n", (unsigned long long)A->e[i].weight);
+	}
+	if (fflush(f) || ferror(f) || fseek(f, 0, SEEK_SET)) {
+		errx_("temporary file for folded stacks: %s", strerror(errno ? errno : EIO));
+		fclose(f);
+		return -1;
+	}
+	A->runs = xreallocarray(A->runs, A->nruns + 1, sizeof(*A->runs));
+	A->runs[A->nruns++] = f;
+	fagg_reset_mem(A);
+	return 0;
+}
+
+void fagg_add(struct fagg *A, const char *key, size_t len, unsigned int depth, uint64_t w)
+{
+	uint64_t hash = hash_bytes(key, len, 0xbb67ae85);
+	size_t h, i;
+
+	A->total = add_sat(A->total, w);
+	if (depth > A->maxdepth)
+		A->maxdepth = depth;
+	if ((A->n + 1) * 2 > A->hcap) {
+		size_t nc = A->hcap ? A->hcap * 2 : 1024;
+
+		free(A->ht);
+		A->bytes += (nc - A->hcap) * sizeof(*A->ht);
+		A->ht = xcalloc(nc, sizeof(*A->ht));
+		A->hcap = nc;
+		for (i = 0; i < A->n; i++) {
+			for (h = A->e[i].hash & (nc - 1); A->ht[h]; h = (h + 1) & (nc - 1))
+				;
+			A->ht[h] = (uint32_t)i + 1;
+		}
+	}
+	for (h = hash & (A->hcap - 1); A->ht[h]; h = (h + 1) & (A->hcap - 1)) {
+		struct fline *e = &A->e[A->ht[h] - 1];
+
+		if (e->hash == hash && e->len == len && !memcmp(e->key, key, len)) {
+			e->weight = add_sat(e->weight, w);
+			return;
+		}
+	}
+	if (A->n == A->cap) {
+		A->cap = A->cap ? A->cap * 2 : 1024;
+		A->e = xreallocarray(A->e, A->cap, sizeof(*A->e));
+	}
+	A->ht[h] = (uint32_t)A->n + 1;
+	A->e[A->n].key = arena_put(&A->chunks, &A->nchunks, &A->cused, key, len);
+	A->e[A->n].len = (uint32_t)len;
+	A->e[A->n].hash = hash;
+	A->e[A->n].weight = w;
+	A->n++;
+	A->bytes += len + 1 + sizeof(*A->e);
+	if (A->bytes > A->budget && spill(A))
+		spill_err = -1;
+}
+
+/* run reader: the next line of run r into rd[r]; false at its end */
+static bool run_read(struct fagg *A, size_t r)
+{
+	struct frun *f = &A->rd[r];
+	char *sp;
+
+	f->len = getline(&f->line, &f->cap, A->runs[r]);
+	if (f->len <= 0)
+		return false;
+	if (f->line[f->len - 1] == '\n')
+		f->line[--f->len] = 0;
+	sp = strrchr(f->line, ' ');
+	if (!sp)
+		return false;
+	f->w = strtoull(sp + 1, NULL, 10);
+	*sp = 0;
+	f->len = sp - f->line;
+	return true;
+}
+
+static int run_cmp(struct fagg *A, size_t x, size_t y)
+{
+	const struct frun *a = &A->rd[x], *b = &A->rd[y];
+	size_t n = (size_t)(a->len < b->len ? a->len : b->len);
+	int c = memcmp(a->line, b->line, n);
+
+	return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+static void heap_down(struct fagg *A, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < A->nheap && run_cmp(A, A->heap[l], A->heap[m]) < 0)
+			m = l;
+		if (r < A->nheap && run_cmp(A, A->heap[r], A->heap[m]) < 0)
+			m = r;
+		if (m == i)
+			return;
+		size_t t = A->heap[i];
+
+		A->heap[i] = A->heap[m];
+		A->heap[m] = t;
+		i = m;
+	}
+}
+
+int fagg_finish(struct fagg *A)
+{
+	size_t i;
+
+	if (spill_err)
+		return -1;
+	if (!A->nruns) {
+		xqsort(A->e, A->n, sizeof(*A->e), fline_cmp);
+		A->pos = 0;
+		return 0;
+	}
+	if (A->n && spill(A))
+		return -1;
+	A->rd = xcalloc(A->nruns, sizeof(*A->rd));
+	A->heap = xcalloc(A->nruns, sizeof(*A->heap));
+	for (i = 0; i < A->nruns; i++)
+		if (run_read(A, i))
+			A->heap[A->nheap++] = i;
+	for (i = A->nheap / 2; i-- > 0;)
+		heap_down(A, i);
+	return 0;
+}
+
+int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w)
+{
+	if (!A->nruns) {
+		if (A->pos >= A->n)
+			return 0;
+		*key = A->e[A->pos].key;
+		*len = A->e[A->pos].len;
+		*w = A->e[A->pos].weight;
+		A->pos++;
+		return 1;
+	}
+	if (!A->nheap)
+		return 0;
+	{
+		size_t r = A->heap[0];
+		struct frun *f = &A->rd[r];
+		uint64_t sum = 0;
+		size_t n = (size_t)f->len;
+
+		if (A->curcap < n + 1) {
+			A->curcap = n + 1;
+			A->cur = xrealloc(A->cur, A->curcap);
+		}
+		memcpy(A->cur, f->line, n);
+		A->cur[n] = 0;
+		/* every run's copy of this line: they are at the heap's top in turn */
+		while (A->nheap) {
+			f = &A->rd[A->heap[0]];
+			if ((size_t)f->len != n || memcmp(f->line, A->cur, n))
+				break;
+			sum = add_sat(sum, f->w);
+			if (!run_read(A, A->heap[0]))
+				A->heap[0] = A->heap[--A->nheap];
+			heap_down(A, 0);
+		}
+		for (r = 0; r < A->nruns; r++)
+			if (ferror(A->runs[r])) {
+				errx_("temporary file for folded stacks: read error");
+				return -1;
+			}
+		*key = A->cur;
+		*len = n;
+		*w = sum;
+		return 1;
+	}
+}
+
+void fagg_free(struct fagg *A)
+{
+	size_t i;
+
+	fagg_reset_mem(A);
+	free(A->e);
+	for (i = 0; i < A->nruns; i++) {
+		fclose(A->runs[i]);
+		if (A->rd)
+			free(A->rd[i].line);
+	}
+	free(A->runs);
+	free(A->rd);
+	free(A->heap);
+	free(A->cur);
+	memset(A, 0, sizeof(*A));
+}

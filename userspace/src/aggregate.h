@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915-stalls: aggregation of symbolized stalls.
+ *
+ *  - groups: stalls by a key (a wait site, a user stack), each with its
+ *    count, total, maximum and durations for percentiles (summary, diff);
+ *  - folded stacks: one weight per distinct stack line, in bounded memory:
+ *    past the budget the lines gathered so far are sorted and spilled to a
+ *    temporary file, and the runs are merged when read back (folded, SVG).
+ */
+#ifndef I915_STALLS_AGGREGATE_H
+#define I915_STALLS_AGGREGATE_H
+
+#include "strbuf.h"
+#include "symbolize.h"
+
+struct group {
+	const char *key;	/* in the groups' arena */
+	uint32_t key_len;
+	uint64_t hash;
+	uint64_t *d;		/* durations, for percentiles */
+	size_t n, cap;
+	uint64_t total, max;	/* total saturates */
+	uint64_t rep_start;	/* the group's first stall: its process, for "e.g." */
+	uint32_t rep_tgid;
+	char rep_comm[I915_STALL_COMM_LEN + 1];
+	bool sorted;
+};
+
+struct groups {
+	struct group *g;
+	size_t n, cap;
+	uint32_t *ht;		/* index + 1, 0 empty */
+	size_t hcap;
+	/* stack id -> group, so that a repeated stack's key is built once */
+	struct { uint64_t id; uint32_t gi; } *ids;
+	size_t nids, idcap;
+	char **arena;		/* key storage, in chunks */
+	size_t narena, aused;
+};
+
+struct group *groups_get(struct groups *G, const char *key, size_t len);
+/* The group of key, or NULL (before groups_sort_total() only). */
+struct group *groups_find(const struct groups *G, const char *key, size_t len);
+void group_add(struct group *g, const struct srec *r);
+uint64_t group_pct(struct group *g, unsigned int p);	/* nearest rank */
+void groups_free(struct groups *G);
+/* Sort all groups: by total, largest first (ties: key). */
+void groups_sort_total(struct groups *G);
+/* The n largest by total, sorted so, into top (at most n); returns how many. */
+size_t groups_top(const struct groups *G, size_t n, struct group **top);
+
+/* The key of a stall's site group. */
+void site_key(struct sbuf *b, unsigned int site);
+/*
+ * The group of a stall's user stack: key "main;fx_mid;fx_wait" (root
+ * first), "[kernel thread]" or "[no user stack]".  With by_addr (summary),
+ * unresolved frames without a file keep their address apart; without it
+ * (diff: runs have other addresses) they merge.
+ */
+struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_addr,
+			  struct sbuf *tmp);
+
+/* ---- folded stacks, bounded ---- */
+
+#define FOLD_SEP '\x01'		/* frame separator inside: sorts below any frame byte */
+
+struct fagg {
+	size_t budget;		/* bytes in memory before a spill */
+	struct fline { char *key; uint32_t len; uint64_t hash, weight; } *e;
+	size_t n, cap;
+	uint32_t *ht;
+	size_t hcap;
+	char **chunks;		/* key storage */
+	size_t nchunks, cused, bytes;
+	FILE **runs;		/* sorted runs spilled */
+	size_t nruns;
+	uint64_t total;		/* sum of weights (saturating) */
+	unsigned int maxdepth;	/* frames in the deepest line, root included */
+	/* reading */
+	size_t pos;
+	struct frun { char *line; size_t cap; ssize_t len; uint64_t w; } *rd;
+	size_t *heap, nheap;
+	char *cur;
+	size_t curcap;
+};
+
+void fagg_init(struct fagg *A, size_t budget);
+/* key: frames separated by FOLD_SEP, root first; depth: its frames */
+void fagg_add(struct fagg *A, const char *key, size_t len, unsigned int depth, uint64_t w);
+/* Done adding; 0 or -1 after a message (temporary file error). */
+int fagg_finish(struct fagg *A);
+/* The lines in frame order, equal keys merged: 1 and *key, *len, *w; 0 at
+ * the end; -1 after a message.  *key is valid until the next call. */
+int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w);
+void fagg_free(struct fagg *A);
+
+/* The folded line of a stall: root ("comm-pid/tid" per --folded-root), the
+ * user frames outermost first, the kernel frames suffixed "_[k]". */
+enum fold_root { ROOT_TID, ROOT_PID, ROOT_COMM };
+unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root root);
+
+/* "comm" for text: control bytes as '?'; for folded also ';' as ':'. */
+void comm_clean(char *dst, const char *src, bool folded);
+
+#endif

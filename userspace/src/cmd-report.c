@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * i915-stalls report: every stall, sorted by time (text, JSON), or the
+ * stalls folded into stacks (folded, SVG; summary shares these).
+ *
+ * Data flows one way: decode (session.c) -> symbolize (symbolize.c) ->
+ * aggregate (aggregate.c, for folded and SVG) -> emit (fmt-*.c).
+ */
+#include <stdlib.h>
+
+#include "options.h"
+
+/* The exit status once the output is closed. */
+static int finish(struct out *out, int rc)
+{
+	if (out_close(out))
+		return EXIT_FATAL;
+	if (rc)
+		return rc;
+	if (sym_unresolved) {
+		infox("%lu frames unresolved", sym_unresolved);
+		return EXIT_PARTIAL;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * In time order the records are visited hopping between the CPUs' parts of
+ * the input, which defeats the hardware prefetcher: fetch the record a few
+ * stalls ahead.
+ */
+static inline void prefetch_ahead(const struct stall *st, size_t n, size_t i)
+{
+	const struct i915_stall_record *r;
+
+	if (i + 8 >= n)
+		return;
+	r = (const struct i915_stall_record *)(const void *)st[i + 8].raw;
+	__builtin_prefetch(r);
+	__builtin_prefetch(&r->flags);
+	__builtin_prefetch(r->kstack);
+	__builtin_prefetch(r->ustack);
+}
+
+/* ---------------------------------------------------------------- folded */
+
+struct fold_ctx {
+	struct opts *o;
+	struct fagg *A;
+	struct sbuf line;
+	size_t n;
+};
+
+static int fold_one(void *ctx, const struct stall *s, const struct srec *r)
+{
+	struct fold_ctx *c = ctx;
+	struct sstall ss;
+	unsigned int depth;
+
+	sym_stall(s, r, &ss);
+	depth = fold_line(&c->line, &ss, c->o->root);
+	/* time in microseconds, rounded up: never 0 */
+	fagg_add(c->A, sb_str(&c->line), c->line.len, depth,
+		 c->o->weight == W_COUNT ? 1 : r->duration_ns / 1000 + (r->duration_ns % 1000 != 0));
+	c->n++;
+	return 0;
+}
+
+/* Folded or SVG output of every stall of S, in bounded memory: records are
+ * walked in file order (no sort), folded lines spill past the budget. */
+int report_folded(struct opts *o, struct session *S, struct out *out)
+{
+	struct fagg A;
+	struct fold_ctx c = { .o = o, .A = &A };
+	int rc;
+
+	fagg_init(&A, o->sym.budget ? o->sym.budget : (size_t)SYM_BUDGET_DEFAULT_MB << 20);
+	rc = session_each(S, &o->F, fold_one, &c);
+	if (!rc)
+		rc = fagg_finish(&A);
+	if (!rc && o->fmt == F_FOLDED) {
+		rc = folded_write(out, &A);
+	} else if (!rc) {
+		struct svg_info info = {
+			.title = "i915 stalls", .stalls = c.n, .lost = session_lost(S),
+			.unit = o->weight == W_COUNT ? "stalls" : "us",
+		};
+
+		rc = svg_write(out, &A, &info);
+	}
+	fagg_free(&A);
+	sb_free(&c.line);
+	return rc ? EXIT_FATAL : 0;
+}
+
+/* ---------------------------------------------------------------- stream */
+
+struct stream_ctx {
+	struct out *out;
+	size_t shown;
+};
+
+static void stream_head(void *ctx, const struct stall_file *f)
+{
+	struct stream_ctx *c = ctx;
+
+	text_input(c->out, f);
+	sb_putc(&c->out->b, '\n');
+}
+
+static int stream_one(void *ctx, const struct stall *s, const struct srec *r)
+{
+	struct stream_ctx *c = ctx;
+	struct sstall ss;
+
+	sym_stall(s, r, &ss);
+	text_stall(c->out, &ss);
+	c->shown++;
+	return out_failed(c->out);
+}
+
+static int report_stream(struct opts *o)
+{
+	struct session S;
+	struct out out;
+	struct stream_ctx c = { .out = &out };
+	int rc;
+
+	if (out_open(&out, o->out_path))
+		return EXIT_FATAL;
+	sym_init(&o->sym);
+	rc = session_stream(&S, o->inputs, o->ninputs, &o->F, stream_head, stream_one, &c);
+	if (!out_failed(&out))
+		sb_printf(&out.b, "# %zu stalls shown\n", c.shown);
+	rc = finish(&out, rc ? EXIT_FATAL : 0);
+	sym_cleanup();
+	session_close(&S);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- report */
+
+int cmd_report(struct opts *o)
+{
+	struct stall *st = NULL;
+	struct session S;
+	struct out out;
+	uint64_t total = 0;
+	size_t n = 0, i;
+	int rc = 0;
+
+	if (!o->ninputs && (rc = opts_default_inputs(o)))
+		return rc;
+	if (o->stream)
+		return report_stream(o);
+	if (session_open(&S, o->inputs, o->ninputs)) {
+		session_close(&S);
+		return EXIT_FATAL;
+	}
+	if (out_open(&out, o->out_path)) {
+		session_close(&S);
+		return EXIT_FATAL;
+	}
+	sym_init(&o->sym);
+	sym_add_session(&S);
+	if (o->fmt != F_TEXT)
+		session_warn_loss(&S);	/* text shows it in the output itself */
+	if (o->fmt == F_FOLDED || o->fmt == F_SVG) {
+		rc = report_folded(o, &S, &out);
+		goto done;
+	}
+	if (session_sorted(&S, &o->F, &st, &n)) {
+		rc = EXIT_FATAL;
+		goto done;
+	}
+	if (o->fmt == F_TEXT) {
+		text_report_head(&out, &S, n);
+	} else {
+		for (i = 0; i < n; i++) {
+			struct srec r;
+
+			srec_get(st[i].f, st[i].raw, &r);
+			total = add_sat(total, r.duration_ns);
+		}
+		json_report_begin(&out, &S, n, total);
+	}
+	for (i = 0; i < n && !out_failed(&out); i++) {
+		struct sstall ss;
+		struct srec r;
+
+		prefetch_ahead(st, n, i);
+		input_touched(stall_record_size(st[i].f));
+		srec_get(st[i].f, st[i].raw, &r);
+		sym_stall(&st[i], &r, &ss);
+		if (o->fmt == F_TEXT)
+			text_stall(&out, &ss);
+		else
+			json_stall(&out, &ss, i == 0);
+	}
+	if (o->fmt == F_JSON)
+		json_report_end(&out);
+done:
+	rc = finish(&out, rc);
+	free(st);
+	sym_cleanup();
+	session_close(&S);
+	return rc;
+}

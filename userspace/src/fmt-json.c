@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+/*
+ * JSON output: one document.  Addresses are hex strings; every key of an
+ * object is always present (null when it does not apply).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "emit.h"
+
+static void json_frame(struct sbuf *b, const struct sframe *sf)
+{
+	const struct frame *fr = &sf->fr;
+
+	sb_puts(b, "{\"addr\":\"");
+	sb_hex(b, fr->addr);
+	sb_puts(b, "\",\"symbol\":");
+	sb_json_str(b, fr->name);
+	if (fr->name) {
+		sb_puts(b, ",\"offset\":\"");
+		sb_hex(b, fr->off);
+		sb_putc(b, '"');
+	} else {
+		sb_puts(b, ",\"offset\":null");
+	}
+	sb_puts(b, ",\"module\":");
+	sb_json_str(b, fr->module);
+	if (fr->has_modoff) {
+		sb_puts(b, ",\"module_offset\":\"");
+		sb_hex(b, fr->modoff);
+		sb_putc(b, '"');
+	} else {
+		sb_puts(b, ",\"module_offset\":null");
+	}
+	sb_puts(b, ",\"reason\":");
+	sb_json_str(b, reason_text(fr->reason));
+	sb_puts(b, ",\"file\":");
+	sb_json_str(b, fr->src);
+	if (fr->src) {
+		sb_puts(b, ",\"line\":");
+		sb_dec(b, (uint64_t)fr->line, 0);
+	} else {
+		sb_puts(b, ",\"line\":null");
+	}
+	sb_putc(b, '}');
+}
+
+static void json_lost(struct sbuf *b, uint64_t ow, uint64_t torn, uint64_t dr)
+{
+	sb_printf(b, "{\"overwritten\":%" PRIu64 ",\"torn\":%" PRIu64 ",\"dropped\":%" PRIu64
+		  ",\"total\":%" PRIu64 "}", ow, torn, dr, add_sat(add_sat(ow, torn), dr));
+}
+
+static void json_inputs(struct out *o, const struct session *S)
+{
+	struct sbuf *b = &o->b;
+	size_t i, j;
+
+	sb_puts(b, "\"inputs\":[");
+	for (i = 0; i < S->nfiles; i++) {
+		const struct stall_file *f = S->files[i];
+		const struct i915_stall_file_header *h = &f->hdr;
+
+		sb_puts(b, i ? ",{\"file\":" : "{\"file\":");
+		sb_json_str(b, f->name);
+		sb_printf(b, ",\"offset\":%" PRIu64 ",\"version\":\"%u.%u\",\"device\":", f->base,
+			  h->version_major, h->version_minor);
+		sb_json_strn(b, h->device, strnlen(h->device, I915_STALL_NAME_LEN));
+		sb_puts(b, ",\"release\":");
+		sb_json_strn(b, h->release, strnlen(h->release, I915_STALL_RELEASE_LEN));
+		sb_printf(b, ",\"drm_minor\":%u,\"enabled\":%s,\"i915_module\":%s,\"threshold_ns\":%"
+			  PRIu64 ",\"slots_per_cpu\":%u,\"snapshot_ns\":%" PRIu64
+			  ",\"realtime_offset_ns\":%" PRId64 ",\"records\":%" PRIu64 ",\"lost\":",
+			  h->drm_minor, h->flags & I915_STALL_H_ENABLED ? "true" : "false",
+			  h->flags & I915_STALL_H_I915_MODULE ? "true" : "false",
+			  (uint64_t)h->threshold_ns, h->slots_per_cpu, (uint64_t)h->snapshot_ns,
+			  (int64_t)h->realtime_offset_ns, (uint64_t)h->record_count);
+		json_lost(b, f->lost_overwritten, f->lost_torn, f->lost_dropped);
+		sb_puts(b, ",\"cpus\":[");
+		for (j = 0; j < h->cpu_count; j++) {
+			const struct i915_stall_cpu_entry *c = &f->cpus[j];
+
+			sb_printf(b, "%s{\"cpu\":%u,\"flags\":%u,\"recorded\":%" PRIu64 ",\"emitted\":%"
+				  PRIu64 ",\"overwritten\":%" PRIu64 ",\"torn\":%" PRIu64
+				  ",\"dropped\":%" PRIu64 "}", j ? "," : "", c->cpu, c->flags,
+				  (uint64_t)c->recorded, (uint64_t)c->emitted,
+				  (uint64_t)c->overwritten, (uint64_t)c->torn, (uint64_t)c->dropped);
+		}
+		sb_puts(b, "]}");
+		out_flush(o, false);
+	}
+	sb_puts(b, "],\"lost\":");
+	json_lost(b, S->lost_overwritten, S->lost_torn, S->lost_dropped);
+}
+
+void json_report_begin(struct out *o, const struct session *S, size_t count, uint64_t total_ns)
+{
+	sb_puts(&o->b, "{\"format\":\"i915-stalls\",\"version\":1,");
+	json_inputs(o, S);
+	sb_printf(&o->b, ",\"count\":%zu,\"total_ns\":%" PRIu64 ",\"stalls\":[", count, total_ns);
+}
+
+/* Wall-clock time, 128-bit sum (a hostile file may overflow 64). */
+static void json_wall(struct sbuf *b, const struct sstall *ss)
+{
+	__int128 t = (__int128)ss->r->start_ns + ss->s->f->hdr.realtime_offset_ns;
+	time_t sec;
+	struct tm tm;
+
+	if (t < 0 || t / 1000000000 > (__int128)253402300799) {
+		sb_puts(b, "\"-\"");
+		return;
+	}
+	sec = (time_t)(t / 1000000000);
+	if (!gmtime_r(&sec, &tm)) {
+		sb_puts(b, "\"-\"");
+		return;
+	}
+	sb_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d.%06dZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
+		  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((t % 1000000000) / 1000));
+}
+
+void json_stall(struct out *o, const struct sstall *ss, bool first)
+{
+	static const struct { unsigned int bit; const char *name; } fl[] = {
+		{ I915_STALL_F_KTHREAD, "kthread" }, { I915_STALL_F_COMPAT, "compat" },
+		{ I915_STALL_F_KSTACK_TRUNC, "kstack_truncated" },
+		{ I915_STALL_F_USTACK_TRUNC, "ustack_truncated" },
+		{ I915_STALL_F_ENGINE, "engine" }, { I915_STALL_F_FENCE, "fence" },
+		{ I915_STALL_F_OWNER, "owner" },
+	};
+	const struct srec *r = ss->r;
+	struct sbuf *b = &o->b;
+	const char *x;
+	unsigned int i, known = 0;
+	bool none = true;
+
+	sb_puts(b, first ? "\n{\"input\":" : ",\n{\"input\":");
+	sb_dec(b, (uint64_t)ss->s->f->index, 0);
+	sb_printf(b, ",\"cpu\":%u,\"seq\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"wall_time\":",
+		  r->cpu, r->seq, r->start_ns);
+	json_wall(b, ss);
+	sb_printf(b, ",\"duration_ns\":%" PRIu64 ",\"spin_ns\":%" PRIu64 ",\"pid\":%u,\"tid\":%u"
+		  ",\"comm\":", r->duration_ns, r->spin_ns, r->tgid, r->pid);
+	sb_json_strn(b, r->comm, strnlen(r->comm, I915_STALL_COMM_LEN));
+	x = site_name(r->site);
+	if (x)
+		sb_printf(b, ",\"site\":\"%s\"", x);
+	else
+		sb_printf(b, ",\"site\":\"site#%u\"", r->site);
+	sb_printf(b, ",\"site_id\":%u,\"outcome\":", r->site);
+	x = outcome_name(r->outcome);
+	if (x)
+		sb_printf(b, "\"%s\"", x);
+	else
+		sb_printf(b, "\"outcome#%u\"", r->outcome);
+	sb_printf(b, ",\"error\":%d,\"engine\":", r->error);
+	if ((r->flags & I915_STALL_F_ENGINE) && r->engine_class != I915_STALL_ENGINE_NONE) {
+		sb_puts(b, "{\"class\":");
+		sb_json_str(b, engine_class_name(r->engine_class));
+		sb_printf(b, ",\"class_id\":%u,\"instance\":%u}", r->engine_class, r->engine_instance);
+	} else {
+		sb_puts(b, "null");
+	}
+	if (r->flags & I915_STALL_F_FENCE)
+		sb_printf(b, ",\"fence\":{\"context\":\"0x%" PRIx64 "\",\"seqno\":%" PRIu64 "}",
+			  r->fence_context, r->fence_seqno);
+	else
+		sb_puts(b, ",\"fence\":null");
+	if (r->flags & I915_STALL_F_OWNER) {
+		sb_printf(b, ",\"owner\":{\"pid\":%u,\"comm\":", r->owner_pid);
+		sb_json_strn(b, r->owner_comm, strnlen(r->owner_comm, I915_STALL_COMM_LEN));
+		sb_putc(b, '}');
+	} else {
+		sb_puts(b, ",\"owner\":null");
+	}
+	if (r->timeout_ns == I915_STALL_TIMEOUT_NONE)
+		sb_puts(b, ",\"timeout_ns\":null");
+	else
+		sb_printf(b, ",\"timeout_ns\":%" PRIu64, r->timeout_ns);
+	sb_printf(b, ",\"wait_flags\":\"0x%x\",\"flags\":[", r->wait_flags);
+	for (i = 0; i < ARRAY_SIZE(fl); i++) {
+		known |= fl[i].bit;
+		if (r->flags & fl[i].bit) {
+			sb_printf(b, "%s\"%s\"", none ? "" : ",", fl[i].name);
+			none = false;
+		}
+	}
+	for (i = 0; i < 16; i++)	/* from a newer writer */
+		if (r->flags & ~known & (1u << i)) {
+			sb_printf(b, "%s\"0x%x\"", none ? "" : ",", 1u << i);
+			none = false;
+		}
+	sb_puts(b, "],\"caller\":");
+	if (ss->caller)
+		json_frame(b, ss->caller);
+	else
+		sb_puts(b, "null");
+	sb_puts(b, ",\"kstack\":[");
+	for (i = 0; ss->k && i < ss->k->depth; i++) {
+		if (i)
+			sb_putc(b, ',');
+		json_frame(b, ss->k->frames[i]);
+	}
+	sb_puts(b, "],\"ustack\":[");
+	for (i = 0; ss->u && i < ss->u->depth; i++) {
+		if (i)
+			sb_putc(b, ',');
+		json_frame(b, ss->u->frames[i]);
+	}
+	sb_puts(b, "]}");
+	out_flush(o, false);
+}
+
+void json_report_end(struct out *o)
+{
+	sb_puts(&o->b, "]}\n");
+}
+
+static void json_group(struct sbuf *b, struct group *g, const char *keyname, bool stack)
+{
+	sb_printf(b, "{\"%s\":", keyname);
+	if (stack) {
+		size_t s = 0, i;
+
+		sb_putc(b, '[');
+		for (i = 0; i <= g->key_len; i++)
+			if (i == g->key_len || g->key[i] == ';') {
+				if (s)
+					sb_putc(b, ',');
+				sb_json_strn(b, g->key + s, i - s);
+				s = i + 1;
+			}
+		sb_putc(b, ']');
+	} else {
+		sb_json_strn(b, g->key, g->key_len);
+	}
+	sb_printf(b, ",\"count\":%zu,\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64
+		  ",\"p50_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 "}", g->n, g->total, g->max,
+		  group_pct(g, 50), group_pct(g, 99));
+}
+
+void json_summary(struct out *o, struct summary *M)
+{
+	struct sbuf *b = &o->b;
+	size_t i;
+
+	sb_puts(b, "{\"format\":\"i915-stalls\",\"version\":1,");
+	json_inputs(o, M->S);
+	sb_printf(b, ",\"count\":%zu,\"total_ns\":%" PRIu64 ",\"sites\":[", M->count, M->total_ns);
+	for (i = 0; i < M->sites.n; i++) {
+		sb_puts(b, i ? ",\n" : "\n");
+		json_group(b, &M->sites.g[i], "site", false);
+	}
+	sb_puts(b, "],\"stacks\":[");
+	for (i = 0; i < M->ntop; i++) {
+		sb_puts(b, i ? ",\n" : "\n");
+		json_group(b, M->top[i], "stack", true);
+		out_flush(o, false);
+	}
+	sb_puts(b, "]}\n");
+}
+
+static void side(struct sbuf *b, struct group *g)
+{
+	sb_printf(b, "{\"count\":%zu,\"total_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 "}",
+		  g ? g->n : 0, g ? g->total : 0, g ? group_pct(g, 99) : 0);
+}
+
+void json_diff(struct out *o, struct diff *D)
+{
+	struct sbuf *b = &o->b;
+	size_t i;
+
+	sb_printf(b, "{\"format\":\"i915-stalls-diff\",\"version\":1,\"metric\":\"%s\",\"old\":",
+		  metric_name(D->metric));
+	side(b, &D->all_a);
+	sb_puts(b, ",\"new\":");
+	side(b, &D->all_b);
+	sb_printf(b, ",\"growth_pct\":%.2f,\"rows\":[", D->growth_pct);
+	for (i = 0; i < D->n; i++) {
+		struct drow *r = &D->rows[i];
+
+		sb_printf(b, "%s{\"kind\":\"%s\",\"key\":", i ? ",\n" : "\n", r->kind);
+		sb_json_str(b, r->key);
+		sb_puts(b, ",\"old\":");
+		side(b, r->a);
+		sb_puts(b, ",\"new\":");
+		side(b, r->b);
+		sb_printf(b, ",\"growth_ns\":%" PRId64 "}", r->growth_ns);
+		out_flush(o, false);
+	}
+	sb_puts(b, "]}\n");
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/* Text output: the report, the summary, the diff. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "emit.h"
+
+const char *metric_name(enum metric m)
+{
+	return m == M_COUNT ? "count" : m == M_P99 ? "p99" : "total";
+}
+
+static void put_ms(struct sbuf *b, uint64_t ns)
+{
+	sb_ms(b, ns);
+}
+
+void text_input(struct out *o, const struct stall_file *f)
+{
+	char dev[I915_STALL_NAME_LEN + 1], rel[I915_STALL_RELEASE_LEN + 1];
+	struct sbuf *b = &o->b;
+
+	fixstr(dev, f->hdr.device, I915_STALL_NAME_LEN);
+	fixstr(rel, f->hdr.release, I915_STALL_RELEASE_LEN);
+	sb_printf(b, "# input %s @%" PRIu64 ": format %u.%u, device %s (dri/%u), kernel %s, "
+		  "%" PRIu64 " records, threshold ", f->name, f->base, f->hdr.version_major,
+		  f->hdr.version_minor, dev, f->hdr.drm_minor, rel, (uint64_t)f->hdr.record_count);
+	put_ms(b, f->hdr.threshold_ns);
+	sb_printf(b, " ms%s\n", f->hdr.flags & I915_STALL_H_ENABLED ? "" : ", log disabled");
+	if (file_lost(f))
+		sb_printf(b, "# LOST %" PRIu64 " stalls: overwritten %" PRIu64 ", torn %" PRIu64
+			  ", dropped %" PRIu64 " (of %" PRIu64 " recorded)\n", file_lost(f),
+			  f->lost_overwritten, f->lost_torn, f->lost_dropped, f->recorded);
+	else
+		sb_puts(b, "# no stalls lost\n");
+	out_flush(o, false);
+}
+
+void text_report_head(struct out *o, const struct session *S, size_t shown)
+{
+	size_t i;
+
+	for (i = 0; i < S->nfiles; i++)
+		text_input(o, S->files[i]);
+	sb_printf(&o->b, "# %zu stalls shown\n\n", shown);
+}
+
+/*
+ * Wall-clock time (UTC) of a record; the date part is made once a second.
+ * The sum is done in 128 bits: a hostile file's start_ns and offset may
+ * overflow 64.
+ */
+static void sb_wall(struct sbuf *b, const struct sstall *ss)
+{
+	static int64_t last_sec = INT64_MIN;
+	static char date[64];
+	__int128 t = (__int128)ss->r->start_ns + ss->s->f->hdr.realtime_offset_ns;
+	int64_t sec;
+
+	if (t < 0 || t / 1000000000 > (__int128)253402300799) {	/* after 9999-12-31 */
+		sb_putc(b, '-');
+		return;
+	}
+	sec = (int64_t)(t / 1000000000);
+	if (sec != last_sec) {
+		time_t tt = (time_t)sec;
+		struct tm tm;
+
+		if (!gmtime_r(&tt, &tm)) {
+			sb_putc(b, '-');
+			return;
+		}
+		snprintf(date, sizeof(date), "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		last_sec = sec;
+	}
+	sb_puts(b, date);
+	sb_putc(b, '.');
+	sb_dec(b, (uint64_t)(t % 1000000000) / 1000, 6);
+	sb_putc(b, 'Z');
+}
+
+static void block(struct sbuf *b, const struct sstack *st)
+{
+	unsigned int i;
+
+	for (i = 0; st && i < st->depth; i++) {
+		sb_put(b, "    #", 5);
+		sb_dec(b, i, 0);
+		if (i < 10)
+			sb_putc(b, ' ');
+		sb_putc(b, ' ');
+		sb_hex16(b, st->addrs[i]);
+		sb_putc(b, ' ');
+		sb_put(b, st->frames[i]->label, st->frames[i]->label_len);
+		sb_putc(b, '\n');
+	}
+}
+
+void text_stall(struct out *o, const struct sstall *ss)
+{
+	const struct srec *r = ss->r;
+	char comm[I915_STALL_COMM_LEN + 1], ocomm[I915_STALL_COMM_LEN + 1];
+	const char *oc = outcome_name(r->outcome), *ec, *site = site_name(r->site);
+	struct sbuf *b = &o->b;
+
+	comm_clean(comm, r->comm, false);
+	sb_dec(b, r->start_ns / 1000000000, 0);
+	sb_putc(b, '.');
+	sb_dec(b, r->start_ns % 1000000000, 9);
+	sb_putc(b, ' ');
+	sb_wall(b, ss);
+	sb_putc(b, ' ');
+	sb_puts(b, comm);
+	sb_putc(b, '[');
+	sb_dec(b, r->tgid, 0);
+	sb_putc(b, '/');
+	sb_dec(b, r->pid, 0);
+	sb_put(b, "] cpu ", 6);
+	sb_dec(b, r->cpu, 0);
+	sb_put(b, " seq ", 5);
+	sb_dec(b, r->seq, 0);
+	sb_put(b, "\n  site ", 8);
+	if (site) {
+		sb_puts(b, site);
+	} else {
+		sb_puts(b, "site#");
+		sb_dec(b, r->site, 0);
+	}
+	sb_put(b, ", waited ", 9);
+	sb_ms(b, r->duration_ns);
+	sb_put(b, " ms (spun ", 10);
+	sb_ms(b, r->spin_ns);
+	sb_put(b, " ms), outcome ", 14);
+	if (oc) {
+		sb_puts(b, oc);
+	} else {
+		sb_puts(b, "outcome#");
+		sb_dec(b, r->outcome, 0);
+	}
+	if (r->outcome == I915_STALL_ERROR || r->error) {
+		sb_putc(b, ' ');
+		sb_sdec(b, r->error);
+	}
+	sb_put(b, "\n  engine ", 10);
+	ec = engine_class_name(r->engine_class);
+	if (!(r->flags & I915_STALL_F_ENGINE) || r->engine_class == I915_STALL_ENGINE_NONE) {
+		sb_puts(b, "unknown");
+	} else if (ec) {
+		sb_puts(b, ec);
+		sb_dec(b, r->engine_instance, 0);
+	} else {
+		sb_printf(b, "class%u:%u", r->engine_class, r->engine_instance);
+	}
+	if (r->flags & I915_STALL_F_FENCE) {
+		sb_put(b, ", fence ", 8);
+		sb_dec(b, r->fence_context, 0);
+		sb_putc(b, ':');
+		sb_dec(b, r->fence_seqno, 0);
+	}
+	if (r->flags & I915_STALL_F_OWNER) {
+		comm_clean(ocomm, r->owner_comm, false);
+		sb_put(b, ", owner ", 8);
+		sb_puts(b, ocomm);
+		sb_putc(b, '[');
+		sb_dec(b, r->owner_pid, 0);
+		sb_putc(b, ']');
+	}
+	if (r->timeout_ns == I915_STALL_TIMEOUT_NONE) {
+		sb_puts(b, ", no timeout");
+	} else {
+		sb_puts(b, ", timeout ");
+		sb_ms(b, r->timeout_ns);
+		sb_puts(b, " ms");
+	}
+	if (r->wait_flags)
+		sb_printf(b, ", wait_flags 0x%x", r->wait_flags);
+	sb_putc(b, '\n');
+	if (ss->caller) {
+		sb_put(b, "  caller ", 9);
+		sb_hex16(b, r->caller);
+		sb_putc(b, ' ');
+		sb_put(b, ss->caller->label, ss->caller->label_len);
+		sb_putc(b, '\n');
+	} else {
+		sb_puts(b, "  caller unknown\n");
+	}
+	sb_puts(b, "  kernel stack:");
+	sb_puts(b, r->flags & I915_STALL_F_KSTACK_TRUNC ? " (truncated)\n" :
+		r->kdepth ? "\n" : " none\n");
+	block(b, ss->k);
+	if (r->flags & I915_STALL_F_KTHREAD)
+		sb_puts(b, "  user stack: none (kernel thread)\n");
+	else if (r->flags & I915_STALL_F_COMPAT)
+		sb_puts(b, "  user stack: not walked (32-bit task)\n");
+	else
+		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? "  user stack: (truncated)\n" :
+			r->udepth ? "  user stack:\n" : "  user stack: none\n");
+	block(b, ss->u);
+	sb_putc(b, '\n');
+	out_flush(o, false);
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static void row(struct sbuf *b, struct group *g)
+{
+	struct sbuf t = { 0 }, m = { 0 }, p50 = { 0 }, p99 = { 0 };
+
+	sb_ms(&t, g->total);
+	sb_ms(&m, g->max);
+	sb_ms(&p50, group_pct(g, 50));
+	sb_ms(&p99, group_pct(g, 99));
+	sb_printf(b, "%8zu %12s %10s %10s %10s", g->n, t.p, m.p, p50.p, p99.p);
+	sb_free(&t);
+	sb_free(&m);
+	sb_free(&p50);
+	sb_free(&p99);
+}
+
+void text_summary(struct out *o, struct summary *M)
+{
+	const struct session *S = M->S;
+	struct sbuf *b = &o->b;
+	size_t i, j;
+
+	for (i = 0; i < S->nfiles; i++)
+		text_input(o, S->files[i]);
+	sb_printf(b, "\n%zu stalls, ", M->count);
+	sb_ms(b, M->total_ns);
+	sb_puts(b, " ms stalled\n");
+	sb_printf(b, "\nBy site:\n%8s %12s %10s %10s %10s  %s\n", "count", "total_ms", "max_ms",
+		  "p50_ms", "p99_ms", "site");
+	for (i = 0; i < M->sites.n; i++) {
+		row(b, &M->sites.g[i]);
+		sb_printf(b, "  %s\n", M->sites.g[i].key);
+	}
+	sb_printf(b, "\nBy user stack (top %zu of %zu):\n%8s %12s %10s %10s %10s  %s\n", M->ntop,
+		  M->stacks.n, "count", "total_ms", "max_ms", "p50_ms", "p99_ms",
+		  "stack (innermost first)");
+	for (i = 0; i < M->ntop; i++) {
+		struct group *g = M->top[i];
+		size_t end = g->key_len, k;
+
+		row(b, g);
+		sb_printf(b, "  e.g. %s[%u]\n", g->rep_comm, g->rep_tgid);
+		/* innermost first, one frame per line */
+		for (k = end; ; k--) {
+			if (k == 0 || g->key[k - 1] == ';') {
+				sb_printf(b, "%56s  ", "");
+				sb_put(b, g->key + k, end - k);
+				sb_putc(b, '\n');
+				end = k ? k - 1 : 0;
+				if (!k)
+					break;
+			}
+		}
+		out_flush(o, false);
+	}
+	sb_printf(b, "\nPer CPU:\n%6s %12s %12s %12s %12s %12s\n", "cpu", "recorded", "emitted",
+		  "overwritten", "torn", "dropped");
+	for (i = 0; i < S->nfiles; i++)
+		for (j = 0; j < S->files[i]->hdr.cpu_count; j++) {
+			const struct i915_stall_cpu_entry *c = &S->files[i]->cpus[j];
+
+			if (!c->recorded && !c->dropped)
+				continue;
+			sb_printf(b, "%6u %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+				  " %12" PRIu64 "%s\n", c->cpu, (uint64_t)c->recorded,
+				  (uint64_t)c->emitted, (uint64_t)c->overwritten, (uint64_t)c->torn,
+				  (uint64_t)c->dropped,
+				  c->overwritten + c->torn + c->dropped ? "  LOST" : "");
+			out_flush(o, false);
+		}
+}
+
+/* ---------------------------------------------------------------- diff */
+
+static const char *ms(struct sbuf *b, uint64_t ns)
+{
+	sb_reset(b);
+	sb_ms(b, ns);
+	return sb_str(b);
+}
+
+void text_diff(struct out *o, struct diff *D)
+{
+	struct sbuf *b = &o->b, t1 = { 0 }, t2 = { 0 }, p1 = { 0 }, p2 = { 0 }, g = { 0 };
+	size_t i;
+
+	sb_printf(b, "old: %zu stalls, %s ms, ", D->all_a.n, ms(&t1, D->all_a.total));
+	sb_printf(b, "p99 %s ms\n", ms(&t1, group_pct(&D->all_a, 99)));
+	sb_printf(b, "new: %zu stalls, %s ms, ", D->all_b.n, ms(&t1, D->all_b.total));
+	sb_printf(b, "p99 %s ms\n", ms(&t1, group_pct(&D->all_b, 99)));
+	sb_printf(b, "growth (%s): %+.2f%%\n\n", metric_name(D->metric), D->growth_pct);
+	sb_printf(b, "%6s %6s %12s %12s %10s %10s %12s  %s\n", "old_n", "new_n", "old_ms",
+		  "new_ms", "old_p99", "new_p99", "growth_ms", "site/stack");
+	for (i = 0; i < D->n; i++) {
+		struct drow *r = &D->rows[i];
+
+		ms(&t1, r->a ? r->a->total : 0);
+		ms(&t2, r->b ? r->b->total : 0);
+		ms(&p1, r->a ? group_pct(r->a, 99) : 0);
+		ms(&p2, r->b ? group_pct(r->b, 99) : 0);
+		sb_reset(&g);
+		sb_ms_signed(&g, r->growth_ns);
+		sb_printf(b, "%6zu %6zu %12s %12s %10s %10s %12s  %s %s\n", r->a ? r->a->n : 0,
+			  r->b ? r->b->n : 0, sb_str(&t1), sb_str(&t2), sb_str(&p1), sb_str(&p2),
+			  sb_str(&g), r->kind, r->key);
+		out_flush(o, false);
+	}
+	sb_free(&t1);
+	sb_free(&t2);
+	sb_free(&p1);
+	sb_free(&p2);
+	sb_free(&g);
+}

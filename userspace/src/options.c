@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+/* The command line: the option table, its parser, --help, default inputs. */
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "options.h"
+
+#define VERSION "1.1"
+
+const char *const cmd_names[C_COUNT] = { "report", "summary", "diff", "record" };
+
+#define R (1u << C_REPORT)
+#define S (1u << C_SUMMARY)
+#define D (1u << C_DIFF)
+#define W (1u << C_RECORD)
+#define ALL (R | S | D | W)
+
+/* The order is --help's and the man page's. */
+const struct optdef opt_table[] = {
+	{ "input", 'i', "FILE", ALL, "Input selection",
+	  "stall file or record archive ('-' for stdin); the same as naming it" },
+	{ "pid", 0, "PID", ALL, NULL, "only stalls of process PID (repeatable)" },
+	{ "tid", 0, "TID", ALL, NULL, "only stalls of thread TID (repeatable)" },
+	{ "comm", 0, "COMM", ALL, NULL, "only stalls of threads named COMM (repeatable)" },
+	{ "site", 0, "SITE", ALL, NULL, "only stalls at SITE, a name or number (repeatable)" },
+	{ "min-us", 0, "N", ALL, NULL, "only stalls of at least N microseconds" },
+	{ "vmlinux", 'k', "FILE", R | S | D, "Symbols",
+	  "kernel symbols from vmlinux (KASLR from the header)" },
+	{ "i915-module", 'm', "FILE", R | S | D, NULL, "i915.ko for a modular i915 (with --vmlinux)" },
+	{ "kallsyms", 0, "FILE", R | S | D, NULL, "kernel symbols from a saved /proc/kallsyms" },
+	{ "symfs", 0, "DIR", R | S | D, NULL, "look for user ELF and debug files under DIR first" },
+	{ "offline", 0, NULL, R | S | D, NULL, "never read /proc (kallsyms, maps of processes)" },
+	{ "lines", 0, NULL, R | S | D, NULL,
+	  "source file and line from DWARF (user frames, kernel frames with --vmlinux)" },
+	{ "no-demangle", 0, NULL, R | S | D, NULL, "keep C++ symbol names mangled" },
+	{ "cache-size", 0, "MIB", R | S | D, NULL,
+	  "memory budget of the symbol caches and of folded stacks (default 128)" },
+	{ "format", 'F', "FMT", R | S | D, "Output",
+	  "text (default), json, folded or svg (diff: text or json)" },
+	{ "json", 'j', NULL, R | S | D, NULL, "same as --format=json" },
+	{ "output", 'o', "FILE", ALL, NULL, "write to FILE instead of stdout (record: i915-stalls.data)" },
+	{ "weight", 0, "W", R | S, NULL, "folded/svg weight: time (microseconds, default) or count" },
+	{ "folded-root", 0, "R", R | S, NULL, "folded/svg root frame: tid (default), pid or comm" },
+	{ "top", 0, "N", S, NULL, "summary: user stacks shown (default 20)" },
+	{ "stream", 0, NULL, R, NULL,
+	  "report: print each stall as it is read, in file order, holding one record" },
+	{ "threshold", 0, "PCT", D, NULL,
+	  "diff: exit 0 (good) if the metric grew by at most PCT percent, else 1 (bad)" },
+	{ "metric", 0, "M", D, NULL, "diff metric: total (default), p99 or count" },
+	{ "no-kallsyms", 0, NULL, W, NULL, "record: do not save /proc/kallsyms" },
+	{ "verbose", 'v', NULL, ALL, "Other", "more diagnostics on stderr" },
+	{ "quiet", 'q', NULL, ALL, NULL, "no warnings" },
+	{ "help", 'h', NULL, ALL, NULL, "this help" },
+	{ "version", 'V', NULL, ALL, NULL, "the version and the formats read" },
+};
+const size_t opt_count = ARRAY_SIZE(opt_table);
+
+static const char usage_head[] =
+"Usage: i915-stalls [COMMAND] [OPTIONS] [FILE...]\n"
+"Decode and symbolize the i915 stall log (CPU waits on the GPU).\n"
+"\n"
+"Commands:\n"
+"  report            one block per stall (default)\n"
+"  summary           stalls grouped by site and by user stack, with losses\n"
+"  diff OLD NEW      compare two logs per site and user stack, by growth\n"
+"  record [-o OUT]   save the log with the maps and build-ids of its processes\n"
+"\n"
+"FILE: a saved stall file or a record archive; default: every\n"
+"/sys/kernel/debug/dri/*/i915_stalls\n";
+
+static void usage(void)
+{
+	size_t i, j;
+
+	fputs(usage_head, stdout);
+	for (i = 0; i < opt_count; i++) {
+		const struct optdef *d = &opt_table[i];
+		char l[64];
+		unsigned int c;
+		bool all = d->cmds == ALL;
+
+		if (d->section)
+			printf("\n%s:\n", d->section);
+		snprintf(l, sizeof(l), "%c%c%s--%s%s%s", d->short_name ? '-' : ' ',
+			 d->short_name ? d->short_name : ' ', d->short_name ? ", " : "  ", d->name,
+			 d->arg ? "=" : "", d->arg ? d->arg : "");
+		printf("  %-26s %s", l, d->help);
+		if (!all) {
+			fputs(" [", stdout);
+			for (c = 0, j = 0; c < C_COUNT; c++)
+				if (d->cmds & (1u << c))
+					printf("%s%s", j++ ? "," : "", cmd_names[c]);
+			fputc(']', stdout);
+		}
+		fputc('\n', stdout);
+	}
+	puts("\nExit status:");
+#define EXIT_HELP(name, value, text) printf("  %-4d %s\n", value, text);
+	EXIT_STATUSES(EXIT_HELP)
+#undef EXIT_HELP
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (!*s || *end || errno || *s == '-')
+		return false;
+	*v = x;
+	return true;
+}
+
+static int find_cmd(const char *s)
+{
+	int k;
+
+	for (k = 0; k < C_COUNT; k++)
+		if (!strcmp(s, cmd_names[k]))
+			return k;
+	return -1;
+}
+
+int opts_parse(int argc, char **argv, struct opts *o)
+{
+	struct option lo[ARRAY_SIZE(opt_table) + 1];
+	char shorts[64];
+	bool given[ARRAY_SIZE(opt_table)] = { 0 }, cmd_given = false;
+	size_t i, ns = 0;
+	uint64_t v;
+	int c, idx, k;
+
+	memset(o, 0, sizeof(*o));
+	o->threshold = -1;
+	o->top = 20;
+	o->save_kallsyms = true;
+	o->sym.k.live = o->sym.u.live = true;
+	for (i = 0; i < opt_count; i++) {
+		lo[i].name = opt_table[i].name;
+		lo[i].has_arg = opt_table[i].arg ? required_argument : no_argument;
+		lo[i].flag = NULL;
+		lo[i].val = 256 + (int)i;
+		if (opt_table[i].short_name) {
+			shorts[ns++] = opt_table[i].short_name;
+			if (opt_table[i].arg)
+				shorts[ns++] = ':';
+		}
+	}
+	memset(&lo[opt_count], 0, sizeof(lo[0]));
+	shorts[ns] = 0;
+	if (argc > 1 && (k = find_cmd(argv[1])) >= 0) {
+		o->cmd = (enum cmd)k;
+		cmd_given = true;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const char *a = optarg;
+
+		if (c == '?') {
+			if (optopt)
+				errx_("unknown option -%c", optopt);
+			else
+				errx_("unknown option %s", argv[optind - 1]);
+			goto usage;
+		}
+		if (c == ':')
+			goto usage;
+		if (c < 256) {
+			for (i = 0; i < opt_count && opt_table[i].short_name != c; i++)
+				;
+			idx = (int)i;
+		} else {
+			idx = c - 256;
+		}
+		given[idx] = true;
+		switch (opt_table[idx].short_name ? opt_table[idx].short_name : idx + 256) {
+		case 'i':
+			o->inputs = xreallocarray(o->inputs, o->ninputs + 1, sizeof(*o->inputs));
+			o->inputs[o->ninputs++] = optarg;
+			continue;
+		case 'F':
+			if (!strcmp(a, "text")) o->fmt = F_TEXT;
+			else if (!strcmp(a, "json")) o->fmt = F_JSON;
+			else if (!strcmp(a, "folded")) o->fmt = F_FOLDED;
+			else if (!strcmp(a, "svg")) o->fmt = F_SVG;
+			else goto bad;
+			continue;
+		case 'j': o->fmt = F_JSON; continue;
+		case 'o': o->out_path = a; continue;
+		case 'k': o->sym.k.vmlinux = a; continue;
+		case 'm': o->sym.k.module = a; continue;
+		case 'v': verbose++; continue;
+		case 'q': quiet = true; continue;
+		case 'h':
+			usage();
+			return EXIT_OK;
+		case 'V':
+			printf("i915-stalls %s (stall format %u.%u, archive format 1.1)\n", VERSION,
+			       I915_STALL_VERSION_MAJOR, I915_STALL_VERSION_MINOR);
+			return EXIT_OK;
+		}
+		/* long-only options, by name */
+		{
+			const char *n = opt_table[idx].name;
+
+			if (!strcmp(n, "kallsyms")) {
+				o->sym.k.kallsyms = a;
+			} else if (!strcmp(n, "symfs")) {
+				o->sym.u.symfs = a;
+			} else if (!strcmp(n, "offline")) {
+				o->sym.k.live = o->sym.u.live = false;
+			} else if (!strcmp(n, "lines")) {
+				o->sym.k.lines = o->sym.u.lines = true;
+			} else if (!strcmp(n, "no-demangle")) {
+				o->sym.u.no_demangle = true;
+			} else if (!strcmp(n, "cache-size")) {
+				if (!parse_u64(a, &v) || !v || v > (1u << 20))
+					goto bad;
+				o->sym.budget = (size_t)v << 20;
+			} else if (!strcmp(n, "pid") || !strcmp(n, "tid")) {
+				if (!parse_u64(a, &v) || v > UINT32_MAX)
+					goto bad;
+				if (n[0] == 'p') {
+					o->F.pids = xreallocarray(o->F.pids, o->F.npids + 1, sizeof(*o->F.pids));
+					o->F.pids[o->F.npids++] = (uint32_t)v;
+				} else {
+					o->F.tids = xreallocarray(o->F.tids, o->F.ntids + 1, sizeof(*o->F.tids));
+					o->F.tids[o->F.ntids++] = (uint32_t)v;
+				}
+			} else if (!strcmp(n, "comm")) {
+				o->F.comms = xreallocarray(o->F.comms, o->F.ncomms + 1, sizeof(*o->F.comms));
+				o->F.comms[o->F.ncomms++] = optarg;
+			} else if (!strcmp(n, "site")) {
+				int s = site_parse(a);
+
+				if (s < 0)
+					goto bad;
+				o->F.sites = xreallocarray(o->F.sites, o->F.nsites + 1, sizeof(*o->F.sites));
+				o->F.sites[o->F.nsites++] = s;
+			} else if (!strcmp(n, "min-us")) {
+				if (!parse_u64(a, &v) || v > UINT64_MAX / 1000)
+					goto bad;
+				o->F.min_ns = v * 1000;
+			} else if (!strcmp(n, "weight")) {
+				if (!strcmp(a, "time")) o->weight = W_TIME;
+				else if (!strcmp(a, "count")) o->weight = W_COUNT;
+				else goto bad;
+			} else if (!strcmp(n, "folded-root")) {
+				if (!strcmp(a, "tid")) o->root = ROOT_TID;
+				else if (!strcmp(a, "pid")) o->root = ROOT_PID;
+				else if (!strcmp(a, "comm")) o->root = ROOT_COMM;
+				else goto bad;
+			} else if (!strcmp(n, "top")) {
+				if (!parse_u64(a, &v) || !v || v > 1000000)
+					goto bad;
+				o->top = (size_t)v;
+			} else if (!strcmp(n, "stream")) {
+				o->stream = true;
+			} else if (!strcmp(n, "threshold")) {
+				char *end;
+
+				o->threshold = strtod(a, &end);
+				if (*end == '%')
+					end++;
+				if (end == a || *end || !(o->threshold >= 0) || o->threshold > 1e12)
+					goto bad;
+			} else if (!strcmp(n, "metric")) {
+				if (!strcmp(a, "total")) o->metric = M_TOTAL;
+				else if (!strcmp(a, "p99")) o->metric = M_P99;
+				else if (!strcmp(a, "count")) o->metric = M_COUNT;
+				else goto bad;
+			} else if (!strcmp(n, "no-kallsyms")) {
+				o->save_kallsyms = false;
+			}
+		}
+	}
+	if (!cmd_given && optind < argc && (k = find_cmd(argv[optind])) >= 0) {
+		/* the command may follow options, as in "-F json summary" */
+		o->cmd = (enum cmd)k;
+		optind++;
+	}
+	for (; optind < argc; optind++) {
+		o->inputs = xreallocarray(o->inputs, o->ninputs + 1, sizeof(*o->inputs));
+		o->inputs[o->ninputs++] = argv[optind];
+	}
+	for (i = 0; i < opt_count; i++)
+		if (given[i] && !(opt_table[i].cmds & (1u << o->cmd))) {
+			errx_("--%s is not an option of %s", opt_table[i].name, cmd_names[o->cmd]);
+			goto usage;
+		}
+	if (o->cmd == C_DIFF && (o->fmt == F_FOLDED || o->fmt == F_SVG)) {
+		errx_("diff writes text or json");
+		goto usage;
+	}
+	if (o->stream && o->fmt != F_TEXT) {
+		errx_("--stream is for the text report");
+		goto usage;
+	}
+	return -1;
+bad:
+	errx_("invalid value '%s' for --%s", optarg, opt_table[idx].name);
+usage:
+	fprintf(stderr, "Try 'i915-stalls --help'.\n");
+	return o->cmd == C_DIFF && o->threshold >= 0 ? EXIT_BISECT_ABORT : EXIT_USAGE;
+}
+
+void opts_free(struct opts *o)
+{
+	free(o->inputs);
+	filter_free(&o->F);
+}
+
+/*
+ * Every dri/N/i915_stalls, once: dri/N is a symlink to the device's own
+ * directory, which the glob also finds, so keep one path per file.
+ */
+int opts_default_inputs(struct opts *o)
+{
+	static glob_t g;
+	size_t i, j, kept = 0;
+
+	if (glob("/sys/kernel/debug/dri/*/i915_stalls", 0, NULL, &g) || !g.gl_pathc) {
+		errx_("no /sys/kernel/debug/dri/*/i915_stalls (debugfs not mounted, not root, "
+		      "or a kernel without CONFIG_DRM_I915_STALL_LOG); give a FILE");
+		return EXIT_FATAL;
+	}
+	for (i = 0; i < g.gl_pathc; i++) {
+		struct stat st, prev;
+		bool dup = false;
+
+		if (stat(g.gl_pathv[i], &st) == 0)
+			for (j = 0; j < kept && !dup; j++)
+				dup = stat(g.gl_pathv[j], &prev) == 0 &&
+				      prev.st_dev == st.st_dev && prev.st_ino == st.st_ino;
+		if (!dup)
+			g.gl_pathv[kept++] = g.gl_pathv[i];
+	}
+	o->inputs = xreallocarray(o->inputs, kept, sizeof(*o->inputs));
+	memcpy(o->inputs, g.gl_pathv, kept * sizeof(*o->inputs));
+	o->ninputs = kept;
+	return 0;
+}

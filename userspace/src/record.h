@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915-stalls: the stall file decoder and the record view every later stage
+ * reads.
+ *
+ * A record is used where it lies in the input (a map of the file, or the
+ * buffer it was read into); struct srec describes one without copying its
+ * stacks.  Version 1 records are fixed-size (struct i915_stall_record);
+ * the version 2 records of issue 12 are variable-size and add, per record,
+ * the user registers, a snapshot of the user stack and a table of the file
+ * mappings the user frames fall in.  A decoder per version fills the same
+ * view, so symbolization, aggregation and output do not know the version.
+ */
+#ifndef I915_STALLS_RECORD_H
+#define I915_STALLS_RECORD_H
+
+#include "i915_stall_format.h"
+#include "util.h"
+
+struct archive;
+
+/* One stall file (an input may hold several, concatenated). */
+struct stall_file {
+	const char *name;	/* input name, for messages */
+	const unsigned char *buf; /* start of this stall file (8-byte aligned) */
+	size_t size;		/* bytes from buf to the end of the input */
+	uint64_t base;		/* offset of buf in the input */
+	uint64_t end;		/* bytes of this stall file (relative to buf) */
+	struct i915_stall_file_header hdr; /* known part, zero extended */
+	struct i915_stall_cpu_entry *cpus; /* cpu_count entries, copied */
+	uint64_t lost_overwritten, lost_torn, lost_dropped, recorded;
+	int index;		/* in the list of stall files of a session */
+	const struct archive *ar; /* archive it came from, or NULL */
+	void *kview;		/* ksym.c: the kernel symbols relocated for it */
+};
+
+/*
+ * The record view.  Scalars are copied (they are few); the stacks and the
+ * names point into the input, which outlives every view of it.
+ */
+struct srec {
+	uint64_t seq, start_ns, duration_ns, spin_ns;
+	uint64_t fence_context, fence_seqno, timeout_ns, caller;
+	uint32_t pid, tgid, owner_pid, wait_flags;
+	int32_t error;
+	uint16_t cpu, site, flags;
+	uint8_t outcome, engine_class, engine_instance;
+	uint8_t kdepth, udepth;		/* valid entries in kstack, ustack */
+	const char *comm, *owner_comm;	/* I915_STALL_COMM_LEN bytes, NUL padded */
+	const __u64 *kstack;		/* innermost first, in the input */
+	const __u64 *ustack;		/* ustack[0] the PC, then return addresses */
+	/*
+	 * Version 2 adds here, pointing into the record: the user ip/sp/bp,
+	 * the stack snapshot (bytes from sp up), the mapping table (build-id,
+	 * file offset, truncated file name per file) and each user frame's
+	 * raw-address flag.  usym.c takes the frames' identities from there
+	 * instead of from process maps.
+	 */
+};
+
+/* An entry of the records a command walks: where a record lies. */
+struct stall {
+	const unsigned char *raw;	/* the record in the input */
+	const struct stall_file *f;
+	uint64_t start_ns;		/* the sort key */
+};
+
+/* The view of a version 1 record (p is 8-byte aligned). */
+static inline void srec_v1(const unsigned char *p, struct srec *v)
+{
+	const struct i915_stall_record *r = (const struct i915_stall_record *)(const void *)p;
+
+	v->seq = r->seq;
+	v->start_ns = r->start_ns;
+	v->duration_ns = r->duration_ns;
+	v->spin_ns = r->spin_ns;
+	v->fence_context = r->fence_context;
+	v->fence_seqno = r->fence_seqno;
+	v->timeout_ns = r->timeout_ns;
+	v->caller = r->caller;
+	v->pid = r->pid;
+	v->tgid = r->tgid;
+	v->owner_pid = r->owner_pid;
+	v->wait_flags = r->wait_flags;
+	v->error = r->error;
+	v->cpu = r->cpu;
+	v->site = r->site;
+	v->flags = r->flags;
+	v->outcome = r->outcome;
+	v->engine_class = r->engine_class;
+	v->engine_instance = r->engine_instance;
+	v->kdepth = r->kstack_depth;
+	v->udepth = r->ustack_depth;
+	v->comm = r->comm;
+	v->owner_comm = r->owner_comm;
+	v->kstack = r->kstack;
+	v->ustack = r->ustack;
+}
+
+/* The view of a record of f (its version picks the decoder). */
+static inline void srec_get(const struct stall_file *f, const unsigned char *raw, struct srec *v)
+{
+	(void)f;	/* one version so far: hdr.version_major == 1 */
+	srec_v1(raw, v);
+}
+
+/* Validate header and CPU table. Returns 0, or -1 with *d filled. */
+int stall_file_open(struct stall_file *f, const char *name,
+		    const unsigned char *buf, size_t size, uint64_t base,
+		    struct diag *d);
+/* Streaming: buf holds the first size bytes read; returns 1 and sets *need
+ * when more (up to the first record) must be read first. */
+int stall_file_open_stream(struct stall_file *f, const char *name, const unsigned char *buf,
+			   size_t size, uint64_t base, struct diag *d, uint64_t *need);
+void stall_file_close(struct stall_file *f);
+/* Bytes of the record at p (at least what the header says; version 2
+ * records carry their own size). */
+static inline uint32_t stall_record_size(const struct stall_file *f)
+{
+	return f->hdr.record_size;
+}
+
+/* Check records one at a time, in file order (bounded memory). */
+struct stall_iter {
+	const struct stall_file *f;
+	uint64_t next;		/* next record index */
+	uint32_t cpu_idx;	/* CPU table index of the current group */
+	uint64_t left;		/* records left in that group */
+	uint64_t last_seq;
+	bool have_seq;
+	bool warned_spin;
+};
+void stall_iter_init(struct stall_iter *it, const struct stall_file *f);
+/*
+ * 1: *raw is the next record, checked, and *v its view; 0: the end (every
+ * group complete); -1: error in *d.  The record stays in f's buffer.
+ */
+int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct srec *v,
+		    struct diag *d);
+/* Streaming: check the record at p (stall_record_size() bytes, 8-byte aligned). */
+int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct srec *v,
+		    struct diag *d);
+
+const char *site_name(unsigned int site);	/* NULL if unknown */
+int site_parse(const char *s);			/* -1 if unknown */
+const char *outcome_name(unsigned int o);	/* NULL if unknown */
+const char *engine_class_name(unsigned int c);	/* NULL if unknown */
+
+#endif

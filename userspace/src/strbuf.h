@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915-stalls: a growing string buffer, number formatting into it, and the
+ * output file it is written to (with every write error kept and reported).
+ */
+#ifndef I915_STALLS_STRBUF_H
+#define I915_STALLS_STRBUF_H
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "util.h"
+
+struct sbuf {
+	char *p;		/* NUL terminated when cap > 0 */
+	size_t len, cap;
+};
+
+void sb_grow(struct sbuf *b, size_t n);
+
+/* room for n more bytes and the NUL */
+static inline void sb_need(struct sbuf *b, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		sb_grow(b, n);
+}
+
+static inline void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	sb_need(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static inline void sb_puts(struct sbuf *b, const char *s)
+{
+	sb_put(b, s, strlen(s));
+}
+
+static inline void sb_putc(struct sbuf *b, char c)
+{
+	sb_need(b, 1);
+	b->p[b->len++] = c;
+	b->p[b->len] = 0;
+}
+
+static inline void sb_reset(struct sbuf *b)
+{
+	b->len = 0;
+	if (b->cap)
+		b->p[0] = 0;
+}
+
+/* The contents, "" when empty. */
+static inline const char *sb_str(const struct sbuf *b)
+{
+	return b->cap ? b->p : "";
+}
+
+void sb_free(struct sbuf *b);
+/* %0*llu: at least width digits */
+void sb_dec(struct sbuf *b, uint64_t v, int width);
+/* signed decimal */
+void sb_sdec(struct sbuf *b, int64_t v);
+/* 0x%016llx */
+void sb_hex16(struct sbuf *b, uint64_t v);
+/* 0x%llx */
+void sb_hex(struct sbuf *b, uint64_t v);
+/* "%llu.%03llu" of ns in ms */
+void sb_ms(struct sbuf *b, uint64_t ns);
+/* the same with a sign: "+1.000", "-0.500" */
+void sb_ms_signed(struct sbuf *b, int64_t ns);
+void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A JSON string literal of s[0, n) (bytes: valid UTF-8 kept, the rest \u00XX). */
+void sb_json_strn(struct sbuf *b, const char *s, size_t n);
+void sb_json_str(struct sbuf *b, const char *s);	/* NULL: null */
+/* XML text: markup escaped, control and non-ASCII bytes as '?', at most max
+ * bytes of s, then ".." if cut */
+void sb_xml(struct sbuf *b, const char *s, size_t n, size_t max);
+
+/*
+ * The output: standard output or a file.  Writes go through out_put(); the
+ * first error is kept, later writes are dropped, and out_close() reports
+ * it ("NAME: write error: ...") so that the command exits 2.
+ */
+struct out {
+	FILE *f;
+	const char *name;	/* for messages: the path or "standard output" */
+	int err;		/* first errno, 0 if none */
+	struct sbuf b;		/* formatted, not yet written */
+};
+
+#define OUT_CHUNK (64u << 10)	/* written in pieces this large */
+
+int out_open(struct out *o, const char *path);	/* NULL or "-": stdout; 0 or -1 */
+void out_put(struct out *o, const void *p, size_t n);
+/* write o->b if it holds a chunk (or always with force) */
+void out_flush(struct out *o, bool force);
+static inline bool out_failed(const struct out *o)
+{
+	return o->err != 0;
+}
+/* Flush and close; returns 0, or -1 after printing the write error. */
+int out_close(struct out *o);
+
+#endif

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbolized frames and stacks, cached within a memory budget.
+ *
+ * A kernel frame depends on the kernel symbols the stall file's anchors
+ * select (ksym_view()) and the address; a user frame on the address space
+ * (usym_space(), which already tells a reused pid or another boot apart),
+ * the address and whether it is the PC or a return address.  A stack is
+ * the same plus its depth and all its addresses.  So a cache hit is always
+ * the frame a fresh lookup would give.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+#include "symbolize.h"
+
+unsigned long sym_unresolved;
+
+enum { K_KERNEL, K_USER_PC, K_USER_RET };	/* frame kinds */
+
+/* What every cached entry starts with. */
+struct centry {
+	uint64_t hash;
+	const void *space;
+	uint32_t bytes;		/* accounted to the budget */
+	uint32_t epoch;		/* last sym_stall() that used it: not evicted then */
+	uint32_t refs;		/* frames: cached stacks holding it */
+	uint8_t ref;		/* CLOCK reference bit */
+	uint8_t kind;
+};
+
+struct fent {
+	struct centry c;
+	uint64_t addr;
+	struct sframe sf;
+	char str[];		/* the frame's strings */
+};
+
+struct sent {
+	struct centry c;
+	struct sstack st;
+	uint64_t addrs[];	/* depth addresses, then depth frame pointers */
+};
+
+/* an open-addressing table of entries, with its CLOCK hand */
+struct ctable {
+	struct centry **t;
+	size_t n, cap, hand;
+};
+
+static struct {
+	struct sym_opts o;
+	size_t budget, bytes;
+	struct ctable frames, stacks;
+	uint32_t epoch;
+	uint64_t next_id;
+	struct sbuf tmp;
+	unsigned long hits[2], misses[2], evicted[2];
+} C;
+
+void sym_init(const struct sym_opts *o)
+{
+	C.o = *o;
+	C.budget = o->budget ? o->budget : (size_t)SYM_BUDGET_DEFAULT_MB << 20;
+	ksym_init(&o->k);
+	usym_init(&o->u);
+}
+
+void sym_add_session(const struct session *S)
+{
+	size_t i;
+
+	for (i = 0; i < S->nin; i++)
+		if (S->in[i].ar && S->in[i].ar->kallsyms)
+			ksym_add_archive_kallsyms(S->in[i].ar->kallsyms, S->in[i].ar->kallsyms_len);
+}
+
+/* ---------------------------------------------------------------- tables */
+
+static void ct_put(struct ctable *T, struct centry *e)
+{
+	size_t h = e->hash & (T->cap - 1);
+
+	while (T->t[h])
+		h = (h + 1) & (T->cap - 1);
+	T->t[h] = e;
+}
+
+static void ct_reserve(struct ctable *T)
+{
+	struct centry **old = T->t;
+	size_t oc = T->cap, i;
+
+	if ((T->n + 1) * 2 <= T->cap)
+		return;
+	T->cap = oc ? oc * 2 : 1024;
+	T->t = xcalloc(T->cap, sizeof(*T->t));
+	C.bytes += (T->cap - oc) * sizeof(*T->t);
+	for (i = 0; i < oc; i++)
+		if (old[i])
+			ct_put(T, old[i]);
+	free(old);
+	T->hand = 0;
+}
+
+/* Remove slot i, shifting back the entries of its probe run. */
+static void ct_del(struct ctable *T, size_t i)
+{
+	size_t mask = T->cap - 1, j = i, k;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!T->t[j])
+			break;
+		k = T->t[j]->hash & mask;
+		/* move t[j] to i unless its home lies in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			T->t[i] = T->t[j];
+			i = j;
+		}
+	}
+	T->t[i] = NULL;
+	T->n--;
+}
+
+static void free_entry(int table, struct centry *e)
+{
+	if (table == 1) {
+		struct sent *s = (struct sent *)e;
+		unsigned int i;
+
+		for (i = 0; i < s->st.depth; i++)
+			((struct fent *)((char *)s->st.frames[i] - offsetof(struct fent, sf)))->c.refs--;
+	}
+	C.bytes -= e->bytes;
+	free(e);
+}
+
+/* One step of the CLOCK: evict the entry at the hand if it may go. */
+static bool ct_evict_one(struct ctable *T, int table, size_t *budget_steps)
+{
+	while (*budget_steps) {
+		struct centry *e;
+
+		(*budget_steps)--;
+		T->hand = (T->hand + 1) & (T->cap - 1);
+		e = T->t[T->hand];
+		if (!e || e->epoch == C.epoch || e->refs)
+			continue;
+		if (e->ref) {
+			e->ref = 0;
+			continue;
+		}
+		ct_del(T, T->hand);
+		T->hand = (T->hand - 1) & (T->cap - 1);	/* the slot may hold a moved entry */
+		free_entry(table, e);
+		C.evicted[table]++;
+		return true;
+	}
+	return false;
+}
+
+/* Make room for bytes more within the budget: stacks go first. */
+static void make_room(size_t bytes)
+{
+	size_t steps;
+
+	if (C.bytes + bytes <= C.budget)
+		return;
+	steps = C.stacks.cap * 2;
+	while (C.bytes + bytes > C.budget && C.stacks.n && ct_evict_one(&C.stacks, 1, &steps))
+		;
+	steps = C.frames.cap * 2;
+	while (C.bytes + bytes > C.budget && C.frames.n && ct_evict_one(&C.frames, 0, &steps))
+		;
+	/* else: everything left is in use by this stall; go over for now */
+}
+
+/* ---------------------------------------------------------------- frames */
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : p;
+}
+
+/* "sym+0xoff [mod]" (kernel) / "sym+0xoff (path)" (user) / why not */
+static void make_label(struct sbuf *b, const struct frame *fr, bool user)
+{
+	const char *why = reason_text(fr->reason);
+
+	if (fr->name) {
+		sb_puts(b, fr->name);
+		sb_put(b, "+", 1);
+		sb_hex(b, fr->off);
+		if (fr->module) {
+			sb_puts(b, user ? " (" : " [");
+			sb_puts(b, fr->module);
+			sb_putc(b, user ? ')' : ']');
+		}
+	} else if (fr->module && fr->has_modoff && fr->reason == R_NO_SYMBOL) {
+		sb_putc(b, '[');
+		sb_puts(b, base_name(fr->module));
+		sb_putc(b, '+');
+		sb_hex(b, fr->modoff);
+		sb_putc(b, ']');
+	} else {
+		sb_puts(b, "[unknown: ");
+		sb_puts(b, why);
+		sb_putc(b, ']');
+		if (fr->module && fr->has_modoff) {
+			sb_putc(b, ' ');
+			sb_puts(b, base_name(fr->module));
+			sb_putc(b, '+');
+			sb_hex(b, fr->modoff);
+		} else if (fr->module) {
+			sb_puts(b, user ? " (" : " [");
+			sb_puts(b, fr->module);
+			sb_putc(b, user ? ')' : ']');
+		}
+	}
+	if (fr->src) {
+		sb_puts(b, " at ");
+		sb_puts(b, fr->src);
+		sb_putc(b, ':');
+		sb_dec(b, (uint64_t)fr->line, 0);
+	}
+}
+
+/* Folded frame: no offsets, no ';' (stackcollapse-perf's conventions). */
+static void make_fold(struct sbuf *b, const struct frame *fr, bool addr)
+{
+	size_t start = b->len, i;
+
+	if (fr->name) {
+		sb_puts(b, fr->name);
+	} else if (addr && !fr->module) {
+		sb_puts(b, "[unknown ");
+		sb_hex(b, fr->addr);
+		sb_putc(b, ']');
+	} else if (fr->module && fr->reason != R_ANON) {
+		sb_putc(b, '[');
+		sb_puts(b, base_name(fr->module));
+		sb_putc(b, ']');
+	} else {
+		sb_puts(b, "[unknown]");
+	}
+	for (i = start; i < b->len; i++)
+		if (b->p[i] == ';')
+			b->p[i] = ':';
+		else if ((unsigned char)b->p[i] < 0x20 || b->p[i] == 0x7f)
+			b->p[i] = '?';
+}
+
+static uint64_t frame_hash(const void *space, int kind, uint64_t addr)
+{
+	return hash_mix(hash_mix(hash_mix(0x5eed, (uintptr_t)space), (uint64_t)kind), addr);
+}
+
+/* Copy the resolver's strings and the texts into one entry. */
+static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash,
+				const void *space, int kind)
+{
+	struct sbuf *b = &C.tmp;
+	size_t lab, fold, key, name = 0, mod = 0, src = 0, len;
+	struct fent *e;
+	char *p;
+
+	sb_reset(b);
+	make_label(b, fr, user);
+	lab = b->len;
+	make_fold(b, fr, false);
+	fold = b->len - lab;
+	make_fold(b, fr, true);
+	key = b->len - lab - fold;
+	if (fr->name)
+		name = strlen(fr->name) + 1;
+	if (fr->module)
+		mod = strlen(fr->module) + 1;
+	if (fr->src)
+		src = strlen(fr->src) + 1;
+	len = sizeof(*e) + b->len + 3 + name + mod + src;
+	make_room(len);
+	e = xmalloc(len);
+	memset(e, 0, sizeof(*e));
+	e->c.hash = hash;
+	e->c.space = space;
+	e->c.kind = (uint8_t)kind;
+	e->c.bytes = (uint32_t)len;
+	e->c.epoch = C.epoch;
+	e->addr = fr->addr;
+	e->sf.fr = *fr;
+	e->sf.user = user;
+	p = e->str;
+	e->sf.label = p;
+	memcpy(p, b->p, lab);
+	p[lab] = 0;
+	p += lab + 1;
+	e->sf.fold = p;
+	memcpy(p, b->p + lab, fold);
+	p[fold] = 0;
+	p += fold + 1;
+	e->sf.key = p;
+	memcpy(p, b->p + lab + fold, key);
+	p[key] = 0;
+	p += key + 1;
+	e->sf.label_len = (uint32_t)lab;
+	e->sf.fold_len = (uint32_t)fold;
+	e->sf.key_len = (uint32_t)key;
+	if (name) {
+		memcpy(p, fr->name, name);
+		e->sf.fr.name = p;
+		p += name;
+	}
+	if (mod) {
+		memcpy(p, fr->module, mod);
+		e->sf.fr.module = p;
+		p += mod;
+	}
+	if (src) {
+		memcpy(p, fr->src, src);
+		e->sf.fr.src = p;
+	}
+	C.bytes += len;
+	return e;
+}
+
+static struct fent *frame_get(const struct stall *s, const void *space, int kind, uint64_t addr)
+{
+	uint64_t h = frame_hash(space, kind, addr);
+	struct frame fr;
+	struct fent *e;
+	size_t i;
+
+	if (C.frames.cap)
+		for (i = h & (C.frames.cap - 1); C.frames.t[i]; i = (i + 1) & (C.frames.cap - 1)) {
+			e = (struct fent *)C.frames.t[i];
+			if (e->c.hash == h && e->addr == addr && e->c.space == space &&
+			    e->c.kind == kind) {
+				e->c.ref = 1;
+				e->c.epoch = C.epoch;
+				C.hits[0]++;
+				return e;
+			}
+		}
+	C.misses[0]++;
+	if (kind == K_KERNEL)
+		ksym_resolve(s->f, addr, &fr);
+	else
+		usym_resolve((struct aspace *)space, addr, kind == K_USER_PC, &fr);
+	e = frame_entry(&fr, kind != K_KERNEL, h, space, kind);
+	ct_reserve(&C.frames);
+	ct_put(&C.frames, &e->c);
+	C.frames.n++;
+	return e;
+}
+
+/* ---------------------------------------------------------------- stacks */
+
+static uint64_t stack_hash(const void *space, bool user, unsigned int depth, const __u64 *a)
+{
+	uint64_t h = hash_mix(hash_mix(hash_mix(0xc0ffee, (uintptr_t)space), user), depth);
+	unsigned int i;
+
+	for (i = 0; i < depth; i++)
+		h = hash_mix(h, a[i]);
+	return h;
+}
+
+static const struct sstack *stack_get(const struct stall *s, const void *space, bool user,
+				      unsigned int depth, const __u64 *a)
+{
+	uint64_t h = stack_hash(space, user, depth, a);
+	const struct sframe **frames;
+	struct sent *e;
+	size_t i, len;
+
+	if (C.stacks.cap)
+		for (i = h & (C.stacks.cap - 1); C.stacks.t[i]; i = (i + 1) & (C.stacks.cap - 1)) {
+			e = (struct sent *)C.stacks.t[i];
+			if (e->c.hash == h && e->c.space == space && e->c.kind == user &&
+			    e->st.depth == depth && !memcmp(e->addrs, a, depth * sizeof(*a))) {
+				e->c.ref = 1;
+				e->c.epoch = C.epoch;
+				C.hits[1]++;
+				return &e->st;
+			}
+		}
+	C.misses[1]++;
+	len = sizeof(*e) + depth * (sizeof(*a) + sizeof(*e->st.frames));
+	make_room(len);
+	e = xmalloc(len);
+	memset(e, 0, sizeof(*e));
+	e->c.hash = h;
+	e->c.space = space;
+	e->c.kind = user;
+	e->c.bytes = (uint32_t)len;
+	e->c.epoch = C.epoch;
+	memcpy(e->addrs, a, depth * sizeof(*a));
+	e->st.id = ++C.next_id;
+	e->st.depth = depth;
+	frames = (const struct sframe **)(void *)(e->addrs + depth);
+	e->st.frames = frames;
+	e->st.addrs = e->addrs;
+	for (i = 0; i < depth; i++) {
+		struct fent *f = frame_get(s, space, !user ? K_KERNEL : i ? K_USER_RET : K_USER_PC,
+					   a[i]);
+
+		f->c.refs++;
+		frames[i] = &f->sf;
+		if (f->sf.fr.reason)
+			e->st.unresolved++;
+	}
+	C.bytes += len;
+	ct_reserve(&C.stacks);
+	ct_put(&C.stacks, &e->c);
+	C.stacks.n++;
+	return &e->st;
+}
+
+void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
+{
+	const void *kspace = NULL, *uspace;
+
+	C.epoch++;
+	memset(out, 0, sizeof(*out));
+	out->s = s;
+	out->r = r;
+	if (r->kdepth || r->caller)
+		kspace = ksym_view(s->f);
+	if (r->kdepth) {
+		out->k = stack_get(s, kspace, false, r->kdepth, r->kstack);
+		out->unresolved += out->k->unresolved;
+	}
+	if (r->caller) {
+		out->caller = &frame_get(s, kspace, K_KERNEL, r->caller)->sf;
+		if (out->caller->fr.reason)
+			out->unresolved++;
+	}
+	if (r->udepth) {
+		uspace = usym_space(s->f, r);
+		out->u = stack_get(s, uspace, true, r->udepth, r->ustack);
+		out->unresolved += out->u->unresolved;
+	}
+	sym_unresolved += out->unresolved;
+}
+
+void sym_stats(void)
+{
+	infox("symbol caches: %zu of %zu bytes; frames %zu (%lu hits, %lu misses, %lu evicted), "
+	      "stacks %zu (%lu hits, %lu misses, %lu evicted)", C.bytes, C.budget, C.frames.n,
+	      C.hits[0], C.misses[0], C.evicted[0], C.stacks.n, C.hits[1], C.misses[1],
+	      C.evicted[1]);
+}
+
+static void ct_free(struct ctable *T, int table)
+{
+	size_t i;
+
+	for (i = 0; i < T->cap; i++)
+		if (T->t[i])
+			free_entry(table, T->t[i]);
+	free(T->t);
+	memset(T, 0, sizeof(*T));
+}
+
+void sym_cleanup(void)
+{
+	sym_stats();
+	ct_free(&C.stacks, 1);
+	ct_free(&C.frames, 0);
+	sb_free(&C.tmp);
+	ksym_cleanup();
+	usym_cleanup();
+	memset(&C, 0, sizeof(C));
+}
+
+const char *reason_text(enum reason r)
+{
+	static const char *const t[R_COUNT] = {
+		[R_NONE] = NULL,
+#define REASON_TEXT(e, text, why) [e] = text,
+		UNRESOLVED_REASONS(REASON_TEXT)
+#undef REASON_TEXT
+	};
+
+	return (unsigned int)r < R_COUNT ? t[r] : "?";
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * i915-stalls: the symbolization layer.  It turns a record's stacks into
+ * symbolized frames (ksym.c for the kernel, usym.c/dwfl.c for user space)
+ * and owns the caches that make a log of repeated stacks cheap: symbolized
+ * frames by (address space, address), and whole stacks by (address space,
+ * addresses).
+ *
+ * The caches grow within one memory budget (--cache-size).  Once it is
+ * reached, entries not used for a while are evicted one at a time (CLOCK:
+ * a reference bit per entry, a hand that clears it and evicts the entries
+ * found clear), stacks before frames, never the ones the current stall
+ * uses; nothing is emptied wholesale.
+ */
+#ifndef I915_STALLS_SYMBOLIZE_H
+#define I915_STALLS_SYMBOLIZE_H
+
+#include "frame.h"
+#include "ksym.h"
+#include "session.h"
+#include "usym.h"
+
+#define SYM_BUDGET_DEFAULT_MB 128
+
+struct sym_opts {
+	struct ksym_opts k;
+	struct usym_opts u;
+	size_t budget;		/* bytes; 0: the default */
+};
+void sym_init(const struct sym_opts *o);
+/* The record archives of S: their kallsyms (and maps, through the stall
+ * files' archive pointers). */
+void sym_add_session(const struct session *S);
+void sym_cleanup(void);
+
+/* A symbolized frame, shared by every stall that has it. */
+struct sframe {
+	struct frame fr;	/* strings owned by the cache entry */
+	bool user;
+	const char *label;	/* report: "sym+0xoff (path)", "[unknown: why] ..." */
+	const char *fold;	/* folded and SVG: "sym", "[file]", "[unknown]" */
+	const char *key;	/* summary: as fold, but "[unknown 0xADDR]" without a file */
+	uint32_t label_len, fold_len, key_len;
+};
+
+/* A symbolized stack. */
+struct sstack {
+	uint64_t id;		/* unique for the program's life (a key for aggregation) */
+	unsigned int depth;
+	unsigned int unresolved;	/* frames */
+	const struct sframe **frames;	/* innermost first */
+	const uint64_t *addrs;		/* as recorded */
+};
+
+/* One stall, symbolized; valid until the next sym_stall(). */
+struct sstall {
+	const struct stall *s;
+	const struct srec *r;
+	const struct sstack *k, *u;	/* NULL when the stack is empty */
+	const struct sframe *caller;	/* NULL when not recorded */
+	unsigned int unresolved;	/* frames in k, u and caller */
+};
+void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out);
+
+/* Frames left unresolved so far, over every sym_stall(). */
+extern unsigned long sym_unresolved;
+
+/* Cache statistics, for -v. */
+void sym_stats(void);
+
+#endif
