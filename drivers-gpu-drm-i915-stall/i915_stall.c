@@ -19,8 +19,8 @@
  * is one record and nothing is counted twice: i915_request_wait_timeout()
  * (every wait on an i915 fence, including dma_fence_wait() from anywhere),
  * __i915_active_wait(), and the foreign-fence branch of
- * i915_gem_object_wait_fence().  Each site calls i915_stall_begin() at wait
- * entry and an end hook at wait exit.  With no log enabled both are
+ * i915_gem_object_wait_fence().  Each site calls a begin hook at wait entry
+ * and an end hook at wait exit.  With no log enabled both are
  * patched-out jumps (a static key) and no clock is read.  Waits shorter
  * than the threshold are dropped before any stack is captured.
  *
@@ -46,11 +46,22 @@
  * Writer
  * ------
  * The only writer of a ring is its CPU, in process context with preemption
- * disabled from reserve to commit.  So a writer needs no lock and no
- * atomic read-modify-write, never blocks and never allocates.  It marks the
- * slot odd, fills it (including the kernel and user stacks, which are
- * walked straight into the slot), marks it even and then publishes the new
- * head.
+ * disabled from reserve to commit: the enabled flag and the threshold are
+ * checked, the rings looked up and record n reserved, filled and committed
+ * in one preemption-disabled section (an RCU read-side critical section).
+ * So a writer needs no lock and no atomic read-modify-write, never blocks
+ * and never allocates.  It marks the slot odd, fills it (including the
+ * kernel and user stacks, which are walked straight into the slot), marks
+ * it even and then publishes the new head.  The single-writer rule is
+ * asserted for KCSAN (ASSERT_EXCLUSIVE_WRITER() on the head), and a record
+ * from interrupt context, which could preempt a writer, is refused with a
+ * warning.
+ *
+ * A wait site captures what it knows about the awaited work (fence,
+ * engine, owner) at wait entry, in a struct i915_stall_wait, while the
+ * work is referenced and unsignalled; the record is made at wait exit from
+ * that copy, without touching the awaited objects, which may be gone by
+ * then.
  *
  * Reader
  * ------
@@ -79,9 +90,12 @@
  *   - stall_slot_commit:A (smp_store_release of the even sequence number)
  *     orders the payload before the commit, and pairs with
  *     stall_snapshot_cpu:B (smp_load_acquire of the sequence number before
- *     the copy): a reader that sees 2n + 2 sees record n complete.
+ *     the copy): a reader that sees 2n + 2 sees record n complete.  The
+ *     snapshot finds records through the head, so for it this pair is
+ *     implied by the next one; it keeps a slot's sequence number
+ *     self-describing at the cost of a compiler barrier on x86.
  *   - stall_slot_commit:B (smp_store_release of the head) orders the commit
- *     before the new head, and pairs with stall_snapshot_cpu:A
+ *     before the new head, and pairs with stall_snapshot_take:A
  *     (smp_load_acquire of the head): every record below a head the reader
  *     saw was committed, so the reader never finds a slot of its window
  *     still odd for the record it expects.
@@ -96,6 +110,7 @@
  */
 
 #include <linux/cpumask.h>
+#include <linux/kcsan-checks.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/log2.h>
@@ -103,6 +118,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
+#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -110,9 +126,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
-#include <linux/compat.h>
 
-#include "gem/i915_gem_context_types.h"
+#include "gem/i915_gem_context.h"
 #include "gt/intel_context_types.h"
 #include "gt/intel_engine_types.h"
 
@@ -268,7 +283,10 @@ static void stall_log_destroy(struct i915_stall_log *log)
 	stall_log_set_enabled(log, false);
 	mutex_unlock(&log->lock);
 
-	/* Writers that saw the log enabled run with preemption disabled. */
+	/*
+	 * Writers that found the log, or saw it enabled, run with preemption
+	 * disabled: wait for them before anything is freed.
+	 */
 	synchronize_rcu();
 	stall_rings_free(rcu_dereference_protected(log->rings, true));
 	free_percpu(log->dropped);
@@ -277,31 +295,62 @@ static void stall_log_destroy(struct i915_stall_log *log)
 	kfree(log);
 }
 
+/* The slot of record @n; every access to a slot goes through here. */
+static struct i915_stall_record *
+stall_ring_slot(const struct i915_stall_rings *rings,
+		const struct i915_stall_ring *ring, u64 n)
+{
+	return (struct i915_stall_record *)&ring->slot[n & (rings->slots - 1)];
+}
+
 /*
  * Reserve the next slot of this CPU's ring and mark it being written.
+ * Returns the number of the record to pass to stall_slot_commit().
  * Context: preemption disabled, so this CPU is the ring's only writer.
  */
-static struct i915_stall_record *
-stall_slot_reserve(struct i915_stall_rings *rings, struct i915_stall_ring **ringp)
+static u64 stall_slot_reserve(struct i915_stall_rings *rings,
+			      struct i915_stall_ring **ringp,
+			      struct i915_stall_record **slotp)
 {
 	struct i915_stall_ring *ring = rings->ring[smp_processor_id()];
 	u64 n = ring->head;	/* only this CPU writes head */
-	struct i915_stall_record *slot = &ring->slot[n & (rings->slots - 1)];
+	struct i915_stall_record *slot = stall_ring_slot(rings, ring, n);
 
+	/* Readers only load head; a second writer would be a bug. */
+	ASSERT_EXCLUSIVE_WRITER(ring->head);
 	WRITE_ONCE(slot->seq, 2 * n + 1);
 	smp_wmb(); /* LMM(stall_slot_reserve:A) */
 	*ringp = ring;
-	return slot;
+	*slotp = slot;
+	return n;
 }
 
-/* Commit the slot stall_slot_reserve() returned, then publish it. */
+/* Commit record @n in the slot stall_slot_reserve() returned, publish it. */
 static void stall_slot_commit(struct i915_stall_ring *ring,
-			      struct i915_stall_record *slot)
+			      struct i915_stall_record *slot, u64 n)
 {
-	u64 n = ring->head;
-
 	smp_store_release(&slot->seq, 2 * n + 2); /* LMM(stall_slot_commit:A) */
 	smp_store_release(&ring->head, n + 1); /* LMM(stall_slot_commit:B) */
+}
+
+/*
+ * Write one record into this CPU's ring: reserve a slot, let @fill write
+ * everything in it but the sequence number, commit.  The only writer of
+ * the rings; the tests write through it too.
+ * Context: preemption disabled.
+ */
+static __always_inline void
+stall_ring_write(struct i915_stall_rings *rings,
+		 void (*fill)(struct i915_stall_record *s, const void *arg),
+		 const void *arg)
+{
+	struct i915_stall_record *slot;
+	struct i915_stall_ring *ring;
+	u64 n;
+
+	n = stall_slot_reserve(rings, &ring, &slot);
+	fill(slot, arg);
+	stall_slot_commit(ring, slot, n);
 }
 
 static u8 stall_outcome(long ret, int *error)
@@ -321,40 +370,102 @@ static u8 stall_outcome(long ret, int *error)
 	}
 }
 
-static void stall_fill_request(struct i915_stall_record *s,
-			       struct i915_request *rq)
+#if IS_ENABLED(CONFIG_IA32_EMULATION)
+/* A frame of 32-bit code built with frame pointers, as perf walks it. */
+struct stall_frame32 {
+	u32 next_fp;
+	u32 ret_addr;
+};
+
+/*
+ * The user call chain of a 32-bit task: its pc, then the return address of
+ * each frame, as perf_callchain_user32() finds them.  Code segments with a
+ * base (an LDT, as Wine and DOSEMU set up) are not walked.  Page faults are
+ * disabled: a frame that is not resident ends the chain.
+ */
+static unsigned int stall_save_user32(const struct pt_regs *regs, u64 *store,
+				      unsigned int size)
 {
-	struct i915_gem_context *ctx;
+	unsigned long fp = (u32)regs->bp;
+	unsigned int n = 0;
 
-	s->engine_class = rq->engine->uabi_class;
-	s->engine_instance = rq->engine->uabi_instance;
-	s->flags |= I915_STALL_F_ENGINE;
+	if ((regs->cs | regs->ss) & SEGMENT_TI_MASK)
+		return 0;
 
-	rcu_read_lock();
-	ctx = rcu_dereference(rq->context->gem_context);
-	if (ctx && ctx->pid) {
-		const char *open = strchr(ctx->name, '[');
-		size_t len = open ? open - ctx->name : strlen(ctx->name);
+	store[n++] = (u32)regs->ip;
+	while (n < size) {
+		struct stall_frame32 frame;
 
-		s->owner_pid = pid_nr(ctx->pid);
-		memcpy(s->owner_comm, ctx->name,
-		       min(len, sizeof(s->owner_comm) - 1));
-		s->flags |= I915_STALL_F_OWNER;
+		/* Frames are above the stack pointer, callers above callees. */
+		if (fp < regs->sp || !IS_ALIGNED(fp, sizeof(u32)) ||
+		    copy_from_user_nofault(&frame, (const void __user *)fp,
+					   sizeof(frame)) || !frame.ret_addr)
+			break;
+		store[n++] = frame.ret_addr;
+		if (frame.next_fp <= fp)
+			break;
+		fp = frame.next_fp;
 	}
-	rcu_read_unlock();
+	return n;
+}
+#endif
+
+/*
+ * The caller's user call chain into @s->ustack.  Kernel threads and user
+ * workers have none (F_KTHREAD).  The mode of the user code that entered
+ * the kernel decides the walk, not the system call: a 32-bit task may stall
+ * in a page fault, and an x32 task runs 64-bit code with 64-bit frames.
+ */
+static void stall_fill_user(struct i915_stall_record *s)
+{
+	struct task_struct *tsk = current;
+	unsigned int n;
+
+	if (tsk->flags & (PF_KTHREAD | PF_USER_WORKER)) {
+		s->flags |= I915_STALL_F_KTHREAD;
+		return;
+	}
+	if (!tsk->mm)	/* exiting */
+		return;
+
+	if (!user_64bit_mode(task_pt_regs(tsk))) {
+		s->flags |= I915_STALL_F_COMPAT;
+#if IS_ENABLED(CONFIG_IA32_EMULATION)
+		n = stall_save_user32(task_pt_regs(tsk), s->ustack,
+				      ARRAY_SIZE(s->ustack));
+#else
+		n = 0;
+#endif
+	} else {
+		/* Walks frame pointers with page faults disabled. */
+		n = stack_trace_save_user((unsigned long *)s->ustack,
+					  ARRAY_SIZE(s->ustack));
+	}
+	s->ustack_depth = n;
+	if (n == ARRAY_SIZE(s->ustack))
+		s->flags |= I915_STALL_F_USTACK_TRUNC;
 }
 
+/* What stall_fill() records: the site's info and the measured duration. */
+struct stall_fill_arg {
+	const struct i915_stall_info *info;
+	u64 duration;
+};
+
 /* Fill everything but the sequence number into a reserved slot. */
-static noinline void stall_fill(struct i915_stall_record *s,
-				const struct i915_stall_info *info, u64 duration)
+static noinline void stall_fill(struct i915_stall_record *s, const void *data)
 {
+	const struct stall_fill_arg *arg = data;
+	const struct i915_stall_info *info = arg->info;
+	const struct i915_stall_wait *w = info->wait;
+	u64 duration = arg->duration;
 	struct task_struct *tsk = current;
 	unsigned int n;
 	int error;
 
 	memset_startat(s, 0, start_ns);
 
-	s->start_ns = info->start_ns;
+	s->start_ns = w->start_ns;
 	s->duration_ns = duration;
 	s->spin_ns = info->spin_ns;
 	s->timeout_ns = info->timeout == MAX_SCHEDULE_TIMEOUT ?
@@ -367,48 +478,71 @@ static noinline void stall_fill(struct i915_stall_record *s,
 	s->site = info->site;
 	s->outcome = stall_outcome(info->ret, &error);
 	s->error = error;
-	s->engine_class = I915_STALL_ENGINE_NONE;
-	s->engine_instance = I915_STALL_ENGINE_NONE;
 	/* Our own comm, as tracepoints copy it: no task_lock() needed. */
 	memcpy(s->comm, tsk->comm, sizeof(s->comm) - 1);
 
-	if (info->fence) {
-		s->fence_context = info->fence->context;
-		s->fence_seqno = info->fence->seqno;
-		s->flags |= I915_STALL_F_FENCE;
+	/* What the wait site captured at wait entry. */
+	s->flags = w->flags & (I915_STALL_F_FENCE | I915_STALL_F_ENGINE |
+			       I915_STALL_F_OWNER);
+	s->fence_context = w->fence_context;
+	s->fence_seqno = w->fence_seqno;
+	if (s->flags & I915_STALL_F_ENGINE) {
+		s->engine_class = w->engine_class;
+		s->engine_instance = w->engine_instance;
+	} else {
+		s->engine_class = I915_STALL_ENGINE_NONE;
+		s->engine_instance = I915_STALL_ENGINE_NONE;
 	}
-	if (info->rq)
-		stall_fill_request(s, info->rq);
+	if (s->flags & I915_STALL_F_OWNER) {
+		s->owner_pid = w->owner_pid;
+		memcpy(s->owner_comm, w->owner_comm, sizeof(s->owner_comm) - 1);
+	}
 
-	/* Skip this function and i915_stall_record(); both are noinline. */
+	/* Skip this function and its noinline caller, i915_stall_record(). */
 	n = stack_trace_save((unsigned long *)s->kstack, ARRAY_SIZE(s->kstack),
 			     2 + info->skip);
 	s->kstack_depth = n;
 	if (n == ARRAY_SIZE(s->kstack))
 		s->flags |= I915_STALL_F_KSTACK_TRUNC;
 
-	if (tsk->flags & (PF_KTHREAD | PF_USER_WORKER)) {
-		s->flags |= I915_STALL_F_KTHREAD;
-	} else if (in_compat_syscall()) {
-		s->flags |= I915_STALL_F_COMPAT;
-	} else {
-		/* Walks frame pointers with page faults disabled. */
-		n = stack_trace_save_user((unsigned long *)s->ustack,
-					  ARRAY_SIZE(s->ustack));
-		s->ustack_depth = n;
-		if (n == ARRAY_SIZE(s->ustack))
-			s->flags |= I915_STALL_F_USTACK_TRUNC;
+	stall_fill_user(s);
+}
+
+/*
+ * The body of the record functions.
+ * Context: preemption disabled, from before @log was looked up.
+ */
+static __always_inline void stall_record(struct i915_stall_log *log,
+					 const struct i915_stall_info *info,
+					 u64 duration)
+{
+	const struct stall_fill_arg arg = { .info = info, .duration = duration };
+	struct i915_stall_rings *rings;
+
+	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
+
+	if (!log || !READ_ONCE(log->enabled) ||
+	    duration < READ_ONCE(log->threshold_ns))
+		return;
+
+	rings = rcu_dereference_sched(log->rings);
+	if (unlikely(!rings)) {
+		this_cpu_inc(*log->dropped);
+		return;
 	}
+
+	stall_ring_write(rings, stall_fill, &arg);
 }
 
 /**
  * i915_stall_record - record a stall if it is long enough
- * @log: the device's stall log
+ * @log: a stall log that outlives the call
  * @info: what the wait site knows about the stall
  *
- * Measures the stall from @info->start_ns to now and, if the log is enabled
- * and the stall is at least the threshold, writes a record with the
- * caller's kernel and user stacks into this CPU's ring.
+ * Measures the stall from @info->wait->start_ns to now and, if the log is
+ * enabled and the stall is at least the threshold, writes a record with the
+ * caller's kernel and user stacks into this CPU's ring.  The wait sites
+ * record into their device's log through i915_stall_record_device().
  *
  * Context: Process context, no spinlocks held; may be called with mutexes
  * held.  Never sleeps, never allocates and never blocks on a reader.
@@ -416,73 +550,118 @@ static noinline void stall_fill(struct i915_stall_record *s,
 noinline void i915_stall_record(struct i915_stall_log *log,
 				const struct i915_stall_info *info)
 {
-	u64 duration = ktime_get_ns() - info->start_ns;
-	struct i915_stall_rings *rings;
-	struct i915_stall_record *slot;
-	struct i915_stall_ring *ring;
+	u64 duration = ktime_get_ns() - info->wait->start_ns;
 
-	if (!log || !READ_ONCE(log->enabled) ||
-	    duration < READ_ONCE(log->threshold_ns))
+	/* An interrupt could land between a writer's reserve and commit. */
+	if (WARN_ON_ONCE(!in_task()))
 		return;
 
-	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
-
 	preempt_disable();
-	rings = rcu_dereference_sched(log->rings);
-	if (unlikely(!rings)) {
-		this_cpu_inc(*log->dropped);
-		goto out;
-	}
-
-	slot = stall_slot_reserve(rings, &ring);
-	stall_fill(slot, info, duration);
-	stall_slot_commit(ring, slot);
-out:
+	stall_record(log, info, duration);
 	preempt_enable();
-}
-
-/**
- * i915_stall_init - create the stall log of a device
- * @i915: the device
- *
- * The log starts disabled and allocates its rings on first enable.
- *
- * Context: Process context.
- * Return: 0 or -ENOMEM.
- */
-int i915_stall_init(struct drm_i915_private *i915)
-{
-	i915->stall_log = stall_log_create(i915);
-	return i915->stall_log ? 0 : -ENOMEM;
 }
 
 /**
  * i915_stall_fini - destroy the stall log of a device
  * @i915: the device
  *
+ * The log is unpublished first; stall_log_destroy() then waits for the
+ * writers that may still see it, which run with preemption disabled, before
+ * it frees anything.
+ *
  * Context: Process context; waits for an RCU grace period.
  */
 void i915_stall_fini(struct drm_i915_private *i915)
 {
-	stall_log_destroy(i915->stall_log);
-	i915->stall_log = NULL;
+	stall_log_destroy(rcu_replace_pointer(i915->stall_log, NULL, true));
 }
 
 /*
  * Wait-site hooks.  Each is called through an inline wrapper in
  * i915_stall.h only while some log is enabled, and adds one frame between
- * the wait function and i915_stall_record().
+ * the wait function and stall_record_device().
  */
 
-static struct i915_stall_log *stall_log_of(struct drm_i915_private *i915)
+/*
+ * Record into the log of @i915, looked up with preemption disabled, so
+ * that i915_stall_fini()'s grace period waits for us.
+ */
+static noinline void stall_record_device(struct drm_i915_private *i915,
+					 const struct i915_stall_info *info)
 {
-	return i915 ? i915->stall_log : NULL;
+	u64 duration = ktime_get_ns() - info->wait->start_ns;
+
+	if (WARN_ON_ONCE(!in_task()))
+		return;
+
+	preempt_disable();
+	stall_record(rcu_dereference_sched(i915->stall_log), info, duration);
+	preempt_enable();
+}
+
+/**
+ * __i915_stall_capture_request - capture what a request wait waits on
+ * @w: the wait, started by i915_stall_begin()
+ * @rq: the awaited request; the caller holds a reference
+ *
+ * Once @rq signals it may be retired at any time, and retirement unpins
+ * its context: the context, a virtual engine (freed with kfree() under
+ * GuC submission) and the GEM context's pid (put_pid() frees at once) may
+ * then go.  So the engine and the owner are read here, at wait entry,
+ * under rq->lock: i915_request_retire() signals the fence under that lock
+ * before it unpins anything, so while the lock is held and the fence is
+ * unsignalled, the context and the engine stay.  The GEM context may be
+ * closed regardless: it is taken with kref_get_unless_zero() under RCU, as
+ * i915_gpu_error.c does, and its reference holds ctx->pid.
+ *
+ * Context: Process context.
+ */
+void __i915_stall_capture_request(struct i915_stall_wait *w,
+				  struct i915_request *rq)
+{
+	struct i915_gem_context *ctx = NULL;
+	unsigned long irqflags;
+
+	w->fence_context = rq->fence.context;
+	w->fence_seqno = rq->fence.seqno;
+	w->flags = I915_STALL_F_FENCE;
+
+	spin_lock_irqsave(&rq->lock, irqflags);
+	if (!i915_request_signaled(rq)) {
+		/* A virtual engine's request may move to a sibling. */
+		const struct intel_engine_cs *engine = READ_ONCE(rq->engine);
+
+		w->engine_class = engine->uabi_class;
+		w->engine_instance = engine->uabi_instance;
+		w->flags |= I915_STALL_F_ENGINE;
+
+		rcu_read_lock();
+		ctx = rcu_dereference(rq->context->gem_context);
+		if (ctx && !kref_get_unless_zero(&ctx->ref))
+			ctx = NULL;
+		rcu_read_unlock();
+	}
+	spin_unlock_irqrestore(&rq->lock, irqflags);
+
+	if (!ctx)
+		return;
+	if (ctx->pid) {
+		const char *open = strchr(ctx->name, '[');
+		size_t len = open ? open - ctx->name : strlen(ctx->name);
+
+		memset(w->owner_comm, 0, sizeof(w->owner_comm));
+		memcpy(w->owner_comm, ctx->name,
+		       min(len, sizeof(w->owner_comm) - 1));
+		w->owner_pid = pid_nr(ctx->pid);
+		w->flags |= I915_STALL_F_OWNER;
+	}
+	i915_gem_context_put(ctx);
 }
 
 /**
  * __i915_stall_request_end - record a stall in i915_request_wait_timeout()
- * @rq: the awaited request
- * @start: wait entry, from i915_stall_begin()
+ * @i915: the device of the awaited request
+ * @w: the wait, from i915_stall_request_begin()
  * @spin: time spent busy-spinning, from i915_stall_since()
  * @flags: the I915_WAIT_* flags of the wait
  * @timeout: the timeout asked for, in jiffies
@@ -491,41 +670,41 @@ static struct i915_stall_log *stall_log_of(struct drm_i915_private *i915)
  *
  * Context: Process context, see i915_stall_record().
  */
-noinline void __i915_stall_request_end(struct i915_request *rq, u64 start,
+noinline void __i915_stall_request_end(struct drm_i915_private *i915,
+				       const struct i915_stall_wait *w,
 				       u64 spin, unsigned int flags,
 				       long timeout, long ret,
 				       unsigned long caller)
 {
 	const struct i915_stall_info info = {
-		.start_ns = start,
+		.wait = w,
 		.spin_ns = spin,
 		.timeout = timeout,
 		.ret = ret,
 		.caller = caller,
-		.fence = &rq->fence,
-		.rq = rq,
 		.wait_flags = flags,
 		.site = I915_STALL_SITE_REQUEST,
 		.skip = 1,
 	};
 
-	i915_stall_record(stall_log_of(rq->i915), &info);
+	stall_record_device(i915, &info);
 }
 
 /**
  * __i915_stall_active_end - record a stall in __i915_active_wait()
  * @i915: the device owning the awaited requests
- * @start: wait entry, from i915_stall_begin()
+ * @w: the wait, from i915_stall_begin()
  * @ret: the wait's return value
  * @caller: return address into the wait's caller
  *
  * Context: Process context, see i915_stall_record().
  */
 noinline void __i915_stall_active_end(struct drm_i915_private *i915,
-				      u64 start, int ret, unsigned long caller)
+				      const struct i915_stall_wait *w, int ret,
+				      unsigned long caller)
 {
 	const struct i915_stall_info info = {
-		.start_ns = start,
+		.wait = w,
 		.timeout = MAX_SCHEDULE_TIMEOUT,
 		.ret = ret,
 		.caller = caller,
@@ -533,14 +712,13 @@ noinline void __i915_stall_active_end(struct drm_i915_private *i915,
 		.skip = 1,
 	};
 
-	i915_stall_record(stall_log_of(i915), &info);
+	stall_record_device(i915, &info);
 }
 
 /**
  * __i915_stall_fence_end - record a stall on a fence that is not i915's
  * @i915: the device whose object waited
- * @fence: the awaited fence
- * @start: wait entry, from i915_stall_begin()
+ * @w: the wait, from i915_stall_fence_begin()
  * @flags: the I915_WAIT_* flags of the wait
  * @timeout: the timeout asked for, in jiffies
  * @ret: the wait's return value (dma_fence_wait_timeout() semantics)
@@ -549,30 +727,50 @@ noinline void __i915_stall_active_end(struct drm_i915_private *i915,
  * Context: Process context, see i915_stall_record().
  */
 noinline void __i915_stall_fence_end(struct drm_i915_private *i915,
-				     struct dma_fence *fence, u64 start,
+				     const struct i915_stall_wait *w,
 				     unsigned int flags, long timeout, long ret,
 				     unsigned long caller)
 {
 	const struct i915_stall_info info = {
-		.start_ns = start,
+		.wait = w,
 		.timeout = timeout,
 		/* dma_fence_wait_timeout() returns 0 when it timed out */
 		.ret = ret == 0 && timeout ? -ETIME : ret,
 		.caller = caller,
-		.fence = fence,
 		.wait_flags = flags,
 		.site = I915_STALL_SITE_OBJECT_FENCE,
 		.skip = 1,
 	};
 
-	i915_stall_record(stall_log_of(i915), &info);
+	stall_record_device(i915, &info);
+}
+
+/**
+ * __i915_stall_dma_fence_begin - capture the fence of i915_stall_dma_fence_wait()
+ * @w: the wait, started by i915_stall_begin()
+ * @fence: the awaited fence; the caller holds a reference
+ *
+ * A wait on an i915 request is recorded by i915_request_wait_timeout(),
+ * which dma_fence_wait() reaches: this site then records nothing.
+ *
+ * Context: Process context.
+ */
+void __i915_stall_dma_fence_begin(struct i915_stall_wait *w,
+				  const struct dma_fence *fence)
+{
+	if (dma_fence_is_i915(fence)) {
+		w->start_ns = 0;
+		return;
+	}
+	w->fence_context = fence->context;
+	w->fence_seqno = fence->seqno;
+	w->flags = I915_STALL_F_FENCE;
 }
 
 /**
  * __i915_stall_dma_fence_end - record a stall in i915_stall_dma_fence_wait()
  * @i915: the device that waited
- * @fence: the awaited fence
- * @start: wait entry, from i915_stall_begin()
+ * @w: the wait, from __i915_stall_dma_fence_begin()
  * @intr: whether the wait was interruptible
  * @ret: what dma_fence_wait() returned
  * @caller: return address into the wait's caller
@@ -580,26 +778,21 @@ noinline void __i915_stall_fence_end(struct drm_i915_private *i915,
  * Context: Process context, see i915_stall_record().
  */
 noinline void __i915_stall_dma_fence_end(struct drm_i915_private *i915,
-					 struct dma_fence *fence, u64 start,
+					 const struct i915_stall_wait *w,
 					 bool intr, long ret,
 					 unsigned long caller)
 {
 	const struct i915_stall_info info = {
-		.start_ns = start,
+		.wait = w,
 		.timeout = MAX_SCHEDULE_TIMEOUT,
 		.ret = ret,
 		.caller = caller,
-		.fence = fence,
 		.wait_flags = intr ? I915_WAIT_INTERRUPTIBLE : 0,
 		.site = I915_STALL_SITE_FENCE,
 		.skip = 1,
 	};
 
-	/* i915_request_wait_timeout() recorded it already */
-	if (dma_fence_is_i915(fence))
-		return;
-
-	i915_stall_record(stall_log_of(i915), &info);
+	stall_record_device(i915, &info);
 }
 
 /*
@@ -677,17 +870,39 @@ struct stall_snapshot {
 };
 
 /*
- * Copy the committed records of one ring into @out, oldest first, and
- * account for every record the CPU wrote since the last clear.
- * Returns the number of records copied.
+ * Bytes of a snapshot of @records records and @cpus CPU entries, or 0 if
+ * that is more than kvmalloc() allocates (INT_MAX).  With the largest ring
+ * of 16384 slots, 204 CPUs fit and 205 do not.
  */
-static u32 stall_snapshot_cpu(const struct i915_stall_ring *ring, u32 slots,
+static size_t stall_snapshot_bytes(u64 records, unsigned int cpus)
+{
+	size_t bytes;
+
+	bytes = size_add(size_add(sizeof(struct i915_stall_file_header),
+				  size_mul(cpus, sizeof(struct i915_stall_cpu_entry))),
+			 size_mul(records, sizeof(struct i915_stall_record)));
+	return bytes > INT_MAX ? 0 : bytes;
+}
+
+/* Whether full rings of @slots on each of @cpus CPUs fit in a snapshot. */
+static bool stall_slots_fit(u32 slots, unsigned int cpus)
+{
+	return stall_snapshot_bytes((u64)slots * cpus, cpus);
+}
+
+/*
+ * Copy the committed records of one ring below @head into @out, oldest
+ * first, and account for every record the CPU wrote since the last clear.
+ * Returns the number of records copied, at most @head less the base,
+ * capped at the ring's size.
+ */
+static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
+			      const struct i915_stall_ring *ring, u64 head,
 			      struct i915_stall_cpu_entry *e,
 			      struct i915_stall_record *out)
 {
-	u64 head = smp_load_acquire(&ring->head); /* LMM(stall_snapshot_cpu:A) */
 	u64 base = READ_ONCE(ring->base);
-	u64 first = head - min_t(u64, head - base, slots);
+	u64 first = head - min_t(u64, head - base, rings->slots);
 	u32 emitted = 0;
 	u64 n;
 
@@ -695,7 +910,7 @@ static u32 stall_snapshot_cpu(const struct i915_stall_ring *ring, u32 slots,
 	e->overwritten = first - base;
 
 	for (n = first; n < head; n++) {
-		const struct i915_stall_record *slot = &ring->slot[n & (slots - 1)];
+		const struct i915_stall_record *slot = stall_ring_slot(rings, ring, n);
 		struct i915_stall_record *rec = &out[emitted];
 		u64 seq;
 
@@ -765,29 +980,48 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 #endif
 }
 
+/*
+ * The snapshot is sized for the records present when it starts, not for
+ * full rings: the head of each ring is read once, first, and records
+ * committed after that are left for the next snapshot.
+ */
 static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 {
+	struct stall_snapshot *snap = NULL;
 	struct i915_stall_cpu_entry *cpus;
 	struct i915_stall_file_header *h;
 	struct i915_stall_rings *rings;
 	struct i915_stall_record *recs;
-	struct stall_snapshot *snap;
 	unsigned int cpu;
-	size_t max;
+	u64 *heads = NULL;
+	u64 count = 0;
+	size_t size;
 	u32 slots;
-	u64 count;
 
 	mutex_lock(&log->lock);
 	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
 	slots = rings ? rings->slots : 0;
 
-	max = sizeof(*h) + nr_cpu_ids * sizeof(*cpus) +
-	      (size_t)num_possible_cpus() * slots * sizeof(*recs);
-	snap = kvzalloc(struct_size(snap, data, max), GFP_KERNEL);
-	if (!snap) {
-		mutex_unlock(&log->lock);
-		return NULL;
+	if (rings) {
+		heads = kcalloc(nr_cpu_ids, sizeof(*heads), GFP_KERNEL);
+		if (!heads)
+			goto out;
+		for_each_possible_cpu(cpu) {
+			const struct i915_stall_ring *ring = rings->ring[cpu];
+
+			/* LMM(stall_snapshot_take:A) */
+			heads[cpu] = smp_load_acquire(&ring->head);
+			count += min_t(u64, heads[cpu] - READ_ONCE(ring->base), slots);
+		}
 	}
+
+	/* stall_slots_fit() keeps this in range; a WARN here is a bug. */
+	size = stall_snapshot_bytes(count, nr_cpu_ids);
+	if (WARN_ON_ONCE(!size))
+		goto out;
+	snap = kvzalloc(struct_size(snap, data, size), GFP_KERNEL | __GFP_NOWARN);
+	if (!snap)
+		goto out;
 
 	h = (struct i915_stall_file_header *)snap->data;
 	cpus = (struct i915_stall_cpu_entry *)(snap->data + sizeof(*h));
@@ -808,13 +1042,15 @@ static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 		e->dropped = data_race(*per_cpu_ptr(log->dropped, cpu)) -
 			     *per_cpu_ptr(log->dropped_base, cpu);
 		if (rings)
-			count += stall_snapshot_cpu(rings->ring[cpu], slots, e,
-						    recs + count);
+			count += stall_snapshot_cpu(rings, rings->ring[cpu],
+						    heads[cpu], e, recs + count);
 	}
-	mutex_unlock(&log->lock);
 
 	h->record_count = count;
 	snap->size = h->records_offset + count * sizeof(*recs);
+out:
+	mutex_unlock(&log->lock);
+	kfree(heads);
 	return snap;
 }
 
@@ -930,12 +1166,19 @@ static int stall_slots_get(void *data, u64 *val)
 	return 0;
 }
 
+/* A ring size that i915_stalls_slots and i915.stall_log_slots accept. */
+static bool stall_slots_valid(u64 slots)
+{
+	return slots >= STALL_MIN_SLOTS && slots <= STALL_MAX_SLOTS &&
+	       is_power_of_2(slots) && stall_slots_fit(slots, nr_cpu_ids);
+}
+
 static int stall_slots_set(void *data, u64 val)
 {
 	struct i915_stall_log *log = data;
 	int err = 0;
 
-	if (val < STALL_MIN_SLOTS || val > STALL_MAX_SLOTS || !is_power_of_2(val))
+	if (!stall_slots_valid(val))
 		return -EINVAL;
 
 	mutex_lock(&log->lock);
@@ -950,21 +1193,101 @@ static int stall_slots_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(stall_slots_fops, stall_slots_get, stall_slots_set,
 			 "%llu\n");
 
+/*
+ * Boot and module parameters, applied to each device's log when it is
+ * created: they switch the log on where debugfs refuses writes (lockdown),
+ * and from the first wait of the probe on.
+ */
+static bool stall_param_enable;
+module_param_named(stall_log, stall_param_enable, bool, 0400);
+MODULE_PARM_DESC(stall_log,
+		 "Enable the stall log of each device at probe (default: false)");
+
+static uint stall_param_threshold_us = 1000;
+module_param_named(stall_log_threshold_us, stall_param_threshold_us, uint, 0400);
+MODULE_PARM_DESC(stall_log_threshold_us,
+		 "Record waits at least this long, in microseconds (default: 1000)");
+
+static uint stall_param_slots;
+module_param_named(stall_log_slots, stall_param_slots, uint, 0400);
+MODULE_PARM_DESC(stall_log_slots,
+		 "Records per CPU ring, a power of two from 16 to 16384 (default: 0, sized by the number of CPUs)");
+
+/*
+ * Set up a new log as the parameters say; @slots 0 keeps the default.
+ * Returns 0, -EINVAL for a bad @slots (then nothing is applied) or
+ * -ENOMEM if the rings could not be allocated (then the log stays off).
+ */
+static int stall_log_apply_params(struct i915_stall_log *log, bool enable,
+				  u32 threshold_us, u32 slots)
+{
+	int err = 0;
+
+	if (slots && !stall_slots_valid(slots))
+		return -EINVAL;
+
+	mutex_lock(&log->lock);
+	WRITE_ONCE(log->threshold_ns, (u64)threshold_us * NSEC_PER_USEC);
+	if (slots)
+		log->slots = slots;
+	if (enable)
+		err = stall_log_enable(log, true);
+	mutex_unlock(&log->lock);
+	return err;
+}
+
+/**
+ * i915_stall_init - create the stall log of a device
+ * @i915: the device
+ *
+ * The log starts as the i915.stall_log parameters say, by default disabled;
+ * it allocates its rings on first enable.  Bad parameters are reported and
+ * leave the log at its defaults; they do not fail the probe.
+ *
+ * Context: Process context.
+ * Return: 0 or -ENOMEM.
+ */
+int i915_stall_init(struct drm_i915_private *i915)
+{
+	struct i915_stall_log *log = stall_log_create(i915);
+	int err;
+
+	if (!log)
+		return -ENOMEM;
+	RCU_INIT_POINTER(i915->stall_log, log);
+
+	err = stall_log_apply_params(log, stall_param_enable,
+				     stall_param_threshold_us, stall_param_slots);
+	if (err)
+		drm_warn(&i915->drm, "stall log: parameters not applied: %pe\n",
+			 ERR_PTR(err));
+	return 0;
+}
+
 /**
  * i915_stall_debugfs_register - create the stall log's debugfs files
  * @i915: the device
  * @root: the device's debugfs directory, dri/N
  *
- * Creates i915_stalls, the binary snapshot (root only: it holds kernel
- * addresses), and the control files i915_stalls_enable,
- * i915_stalls_threshold_us, i915_stalls_slots and i915_stalls_clear.
+ * Creates i915_stalls, the binary snapshot, and the control files
+ * i915_stalls_enable, i915_stalls_threshold_us, i915_stalls_slots and
+ * i915_stalls_clear.
+ *
+ * The snapshot holds raw kernel addresses (the kernel stacks, the callers
+ * and two anchors that undo KASLR), which the reader needs to symbolize
+ * offline.  They do not follow kptr_restrict, which governs %pK in text
+ * and has no helper a module may call: like a raw perf or BPF stack trace,
+ * they are for root alone.  The file is 0400 in debugfs, which only root
+ * mounts and reads; being read-only, it stays readable under lockdown,
+ * where the control files do not (see the i915.stall_log parameters).
  *
  * Context: Process context.
  */
 void i915_stall_debugfs_register(struct drm_i915_private *i915,
 				 struct dentry *root)
 {
-	struct i915_stall_log *log = i915->stall_log;
+	/* Registered after i915_stall_init(), removed before i915_stall_fini(). */
+	struct i915_stall_log *log = rcu_dereference_protected(i915->stall_log, true);
 
 	if (!log)
 		return;

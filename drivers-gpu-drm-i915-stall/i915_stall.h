@@ -11,6 +11,8 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 
+#include "i915_stall_format.h"
+
 struct dentry;
 struct dma_fence;
 struct drm_i915_private;
@@ -18,26 +20,49 @@ struct i915_request;
 struct i915_stall_log;
 
 /**
+ * struct i915_stall_wait - one wait, as its site saw it at wait entry
+ * @start_ns: ktime_get_ns() at wait entry, 0 if no log was enabled then
+ * @fence_context: dma_fence context of the awaited fence, if F_FENCE
+ * @fence_seqno: its seqno, if F_FENCE
+ * @owner_pid: creator of the awaited request's GEM context, if F_OWNER
+ * @flags: I915_STALL_F_FENCE, _ENGINE and _OWNER: the fields captured
+ * @engine_class: uabi class of the awaited request's engine, if F_ENGINE
+ * @engine_instance: its uabi instance, if F_ENGINE
+ * @owner_comm: the GEM context's name up to its "[pid]", if F_OWNER
+ *
+ * Everything a record says about the awaited work is copied here at wait
+ * entry, while the caller holds a reference to it and it has not
+ * signalled: at wait exit a request may have been retired, and its
+ * context, its engine and its owner's pid freed.
+ */
+struct i915_stall_wait {
+	u64 start_ns;
+	u64 fence_context;
+	u64 fence_seqno;
+	u32 owner_pid;
+	u16 flags;
+	u8 engine_class;
+	u8 engine_instance;
+	char owner_comm[I915_STALL_COMM_LEN];
+};
+
+/**
  * struct i915_stall_info - what a wait site knows about one stall
- * @start_ns: ktime_get_ns() at wait entry, from i915_stall_begin()
+ * @wait: what the site captured at wait entry
  * @spin_ns: part of the wait spent busy-spinning
  * @timeout: the timeout the caller asked for, in jiffies
  * @ret: what the wait returned
  * @caller: return address into the caller of the wait function
- * @fence: the awaited fence, or NULL
- * @rq: the awaited request, or NULL; gives engine and owner
  * @wait_flags: I915_WAIT_* flags the caller passed
  * @site: enum i915_stall_site
  * @skip: stack frames between the wait site and i915_stall_record()
  */
 struct i915_stall_info {
-	u64 start_ns;
+	const struct i915_stall_wait *wait;
 	u64 spin_ns;
 	long timeout;
 	long ret;
 	unsigned long caller;
-	struct dma_fence *fence;
-	struct i915_request *rq;
 	unsigned int wait_flags;
 	unsigned int site;
 	unsigned int skip;
@@ -49,111 +74,156 @@ DECLARE_STATIC_KEY_FALSE(i915_stall_key);
 
 /**
  * i915_stall_begin - note the start of a wait that may stall
+ * @w: the wait, on the wait site's stack
  *
- * With no stall log enabled on any device this is a patched-out jump.
+ * With no stall log enabled on any device this is a patched-out jump and
+ * a store of 0.
  *
- * Return: the start time to pass to the matching end hook, 0 if disabled.
+ * Return: true if the stall may be recorded: the site then captures what
+ * it waits on into @w.
  */
-static __always_inline u64 i915_stall_begin(void)
+static __always_inline bool i915_stall_begin(struct i915_stall_wait *w)
 {
-	if (static_branch_unlikely(&i915_stall_key))
-		return ktime_get_ns();
-	return 0;
-}
-
-/**
- * i915_stall_since - time elapsed since i915_stall_begin()
- * @start: what i915_stall_begin() returned
- *
- * Return: nanoseconds since @start, or 0 if the log was disabled at @start.
- */
-static __always_inline u64 i915_stall_since(u64 start)
-{
-	if (static_branch_unlikely(&i915_stall_key) && start)
-		return ktime_get_ns() - start;
-	return 0;
+	if (static_branch_unlikely(&i915_stall_key)) {
+		w->start_ns = ktime_get_ns();
+		w->flags = 0;
+		return true;
+	}
+	w->start_ns = 0;
+	return false;
 }
 
 /**
  * i915_stall_active - whether i915_stall_begin() started a recording
- * @start: what i915_stall_begin() returned
+ * @w: the wait
  *
- * Lets a wait site do extra work, such as finding the device, only when
- * the stall will be considered for the log.
- *
- * Return: true if a stall starting at @start may be recorded.
+ * Return: true if a stall starting at @w may be recorded.
  */
-static __always_inline bool i915_stall_active(u64 start)
+static __always_inline bool i915_stall_active(const struct i915_stall_wait *w)
 {
-	return static_branch_unlikely(&i915_stall_key) && start;
+	return static_branch_unlikely(&i915_stall_key) && w->start_ns;
 }
 
-void __i915_stall_request_end(struct i915_request *rq, u64 start, u64 spin,
+/**
+ * i915_stall_since - time elapsed since i915_stall_begin()
+ * @w: the wait
+ *
+ * Return: nanoseconds since wait entry, or 0 if the log was disabled then.
+ */
+static __always_inline u64 i915_stall_since(const struct i915_stall_wait *w)
+{
+	if (i915_stall_active(w))
+		return ktime_get_ns() - w->start_ns;
+	return 0;
+}
+
+void __i915_stall_capture_request(struct i915_stall_wait *w,
+				  struct i915_request *rq);
+
+/**
+ * i915_stall_request_begin - note the start of a wait on an i915 request
+ * @w: the wait, on the wait site's stack
+ * @rq: the awaited request; the caller holds a reference
+ *
+ * Captures the fence, the engine and the owner of @rq now: nothing of @rq
+ * but its device is read at wait exit.
+ */
+static __always_inline void
+i915_stall_request_begin(struct i915_stall_wait *w, struct i915_request *rq)
+{
+	if (i915_stall_begin(w))
+		__i915_stall_capture_request(w, rq);
+}
+
+/**
+ * i915_stall_fence_begin - note the start of a wait on a fence
+ * @w: the wait, on the wait site's stack
+ * @fence: the awaited fence; the caller holds a reference
+ *
+ * Return: true if the stall may be recorded, as i915_stall_begin().
+ */
+static __always_inline bool
+i915_stall_fence_begin(struct i915_stall_wait *w, const struct dma_fence *fence)
+{
+	if (!i915_stall_begin(w))
+		return false;
+	w->fence_context = fence->context;
+	w->fence_seqno = fence->seqno;
+	w->flags = I915_STALL_F_FENCE;
+	return true;
+}
+
+void __i915_stall_request_end(struct drm_i915_private *i915,
+			      const struct i915_stall_wait *w, u64 spin,
 			      unsigned int flags, long timeout, long ret,
 			      unsigned long caller);
-void __i915_stall_active_end(struct drm_i915_private *i915, u64 start,
-			     int ret, unsigned long caller);
+void __i915_stall_active_end(struct drm_i915_private *i915,
+			     const struct i915_stall_wait *w, int ret,
+			     unsigned long caller);
 void __i915_stall_fence_end(struct drm_i915_private *i915,
-			    struct dma_fence *fence, u64 start,
+			    const struct i915_stall_wait *w,
 			    unsigned int flags, long timeout, long ret,
 			    unsigned long caller);
+void __i915_stall_dma_fence_begin(struct i915_stall_wait *w,
+				  const struct dma_fence *fence);
 void __i915_stall_dma_fence_end(struct drm_i915_private *i915,
-				struct dma_fence *fence, u64 start, bool intr,
+				const struct i915_stall_wait *w, bool intr,
 				long ret, unsigned long caller);
 
 /**
  * i915_stall_request_end - record a stall in i915_request_wait_timeout()
- * @rq: the awaited request
- * @start: what i915_stall_begin() returned at wait entry
+ * @i915: the device of the awaited request
+ * @w: the wait, from i915_stall_request_begin()
  * @spin: what i915_stall_since() returned after the busy-spin
  * @flags: the I915_WAIT_* flags of the wait
  * @timeout: the timeout asked for, in jiffies
  * @ret: the wait's return value
  */
 static __always_inline void
-i915_stall_request_end(struct i915_request *rq, u64 start, u64 spin,
+i915_stall_request_end(struct drm_i915_private *i915,
+		       const struct i915_stall_wait *w, u64 spin,
 		       unsigned int flags, long timeout, long ret)
 {
-	if (i915_stall_active(start))
-		__i915_stall_request_end(rq, start, spin, flags, timeout, ret,
+	if (i915_stall_active(w))
+		__i915_stall_request_end(i915, w, spin, flags, timeout, ret,
 					 _RET_IP_);
 }
 
 /**
  * i915_stall_active_end - record a stall in __i915_active_wait()
  * @i915: the device owning the awaited requests, or NULL if unknown
- * @start: what i915_stall_begin() returned at wait entry
+ * @w: the wait, from i915_stall_begin()
  * @ret: the wait's return value
  */
 static __always_inline void
-i915_stall_active_end(struct drm_i915_private *i915, u64 start, int ret)
+i915_stall_active_end(struct drm_i915_private *i915,
+		      const struct i915_stall_wait *w, int ret)
 {
-	if (i915_stall_active(start) && i915)
-		__i915_stall_active_end(i915, start, ret, _RET_IP_);
+	if (i915_stall_active(w) && i915)
+		__i915_stall_active_end(i915, w, ret, _RET_IP_);
 }
 
 /**
  * i915_stall_fence_end - record a stall on a fence that is not i915's
  * @i915: the device whose object waited
- * @fence: the awaited fence
- * @start: what i915_stall_begin() returned at wait entry
+ * @w: the wait, from i915_stall_fence_begin()
  * @flags: the I915_WAIT_* flags of the wait
  * @timeout: the timeout asked for, in jiffies
  * @ret: the wait's return value
  */
 static __always_inline void
-i915_stall_fence_end(struct drm_i915_private *i915, struct dma_fence *fence,
-		     u64 start, unsigned int flags, long timeout, long ret)
+i915_stall_fence_end(struct drm_i915_private *i915,
+		     const struct i915_stall_wait *w, unsigned int flags,
+		     long timeout, long ret)
 {
-	if (i915_stall_active(start))
-		__i915_stall_fence_end(i915, fence, start, flags, timeout, ret,
-				       _RET_IP_);
+	if (i915_stall_active(w))
+		__i915_stall_fence_end(i915, w, flags, timeout, ret, _RET_IP_);
 }
 
 /**
  * i915_stall_dma_fence_wait - dma_fence_wait() that records the stall
  * @i915: the device that waits
- * @fence: the fence to wait on
+ * @fence: the fence to wait on; the caller holds a reference
  * @intr: whether a signal ends the wait
  *
  * For the waits on fences that may not be i915 requests: bind and unbind
@@ -166,12 +236,14 @@ static __always_inline long
 i915_stall_dma_fence_wait(struct drm_i915_private *i915,
 			  struct dma_fence *fence, bool intr)
 {
-	u64 start = i915_stall_begin();
-	long ret = dma_fence_wait(fence, intr);
+	struct i915_stall_wait stall;
+	long ret;
 
-	if (i915_stall_active(start))
-		__i915_stall_dma_fence_end(i915, fence, start, intr, ret,
-					   _RET_IP_);
+	if (i915_stall_begin(&stall))
+		__i915_stall_dma_fence_begin(&stall, fence);
+	ret = dma_fence_wait(fence, intr);
+	if (i915_stall_active(&stall))
+		__i915_stall_dma_fence_end(i915, &stall, intr, ret, _RET_IP_);
 	return ret;
 }
 
@@ -185,17 +257,28 @@ void i915_stall_debugfs_register(struct drm_i915_private *i915,
 
 #else
 
-static inline u64 i915_stall_begin(void) { return 0; }
-static inline u64 i915_stall_since(u64 start) { return 0; }
-static inline bool i915_stall_active(u64 start) { return false; }
+static inline bool i915_stall_begin(struct i915_stall_wait *w) { return false; }
+static inline bool i915_stall_active(const struct i915_stall_wait *w) { return false; }
+static inline u64 i915_stall_since(const struct i915_stall_wait *w) { return 0; }
 static inline void
-i915_stall_request_end(struct i915_request *rq, u64 start, u64 spin,
+i915_stall_request_begin(struct i915_stall_wait *w, struct i915_request *rq) { }
+static inline bool
+i915_stall_fence_begin(struct i915_stall_wait *w, const struct dma_fence *fence)
+{
+	return false;
+}
+
+static inline void
+i915_stall_request_end(struct drm_i915_private *i915,
+		       const struct i915_stall_wait *w, u64 spin,
 		       unsigned int flags, long timeout, long ret) { }
 static inline void
-i915_stall_active_end(struct drm_i915_private *i915, u64 start, int ret) { }
+i915_stall_active_end(struct drm_i915_private *i915,
+		      const struct i915_stall_wait *w, int ret) { }
 static inline void
-i915_stall_fence_end(struct drm_i915_private *i915, struct dma_fence *fence,
-		     u64 start, unsigned int flags, long timeout, long ret) { }
+i915_stall_fence_end(struct drm_i915_private *i915,
+		     const struct i915_stall_wait *w, unsigned int flags,
+		     long timeout, long ret) { }
 static inline long
 i915_stall_dma_fence_wait(struct drm_i915_private *i915,
 			  struct dma_fence *fence, bool intr)

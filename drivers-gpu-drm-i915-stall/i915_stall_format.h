@@ -80,7 +80,7 @@ enum i915_stall_outcome {
 
 /* struct i915_stall_record.flags */
 #define I915_STALL_F_KTHREAD		0x1 /* kernel thread or user worker: no user stack */
-#define I915_STALL_F_COMPAT		0x2 /* 32-bit task: user stack not walked */
+#define I915_STALL_F_COMPAT		0x2 /* 32-bit task: @ustack holds 32-bit addresses */
 #define I915_STALL_F_KSTACK_TRUNC	0x4 /* kernel stack deeper than kstack[] */
 #define I915_STALL_F_USTACK_TRUNC	0x8 /* user stack deeper than ustack[] */
 #define I915_STALL_F_ENGINE		0x10 /* engine_class/engine_instance valid */

@@ -171,7 +171,8 @@ static bool stall_bench_log_enabled(void)
 
 static struct i915_stall_log *stall_bench_log(struct drm_i915_private *i915)
 {
-	return i915->stall_log;
+	/* The mock device and its log live until shutdown. */
+	return rcu_dereference_protected(i915->stall_log, true);
 }
 #else
 static bool stall_bench_log_enabled(void)
@@ -190,8 +191,9 @@ static noinline u64 stall_bench_loop(struct i915_stall_log *log,
 {
 	unsigned long kst[I915_STALL_KSTACK_MAX], ust[I915_STALL_USTACK_MAX];
 	/* Started at boot: a stall over any threshold a test sets. */
+	static const struct i915_stall_wait boot = { .start_ns = 0 };
 	const struct i915_stall_info info = {
-		.start_ns = 0,
+		.wait = &boot,
 		.timeout = MAX_SCHEDULE_TIMEOUT,
 		.site = I915_STALL_SITE_TEST,
 	};
@@ -199,13 +201,15 @@ static noinline u64 stall_bench_loop(struct i915_stall_log *log,
 
 	t0 = ktime_get_ns();
 	for (i = 0; i < iter; i++) {
-		u64 start, spin;
+		struct i915_stall_wait w;
+		u64 spin;
 
 		switch (mode) {
 		case BENCH_HOOK:
-			start = i915_stall_begin();
-			spin = i915_stall_since(start);
-			i915_stall_request_end(NULL, start, spin, 0, 0, 0);
+			/* what i915_request_wait_timeout() runs, log disabled */
+			i915_stall_request_begin(&w, rq);
+			spin = i915_stall_since(&w);
+			i915_stall_request_end(NULL, &w, spin, 0, 0, 0);
 			break;
 		case BENCH_UNWIND:
 			stack_trace_save(kst, ARRAY_SIZE(kst), 0);
