@@ -13,7 +13,8 @@
 #   make check-sync     the readable copies equal what patches/ produces
 #   make check-patches  checkpatch --strict on every patch
 #   make check-build    every prefix of the series builds, W=1 C=1, on and off
-#   make kunit          the KUnit suites in QEMU (TCG, 4 vCPUs)
+#   make kunit          the KUnit suites in QEMU (TCG, 4 vCPUs), KASAN kernel
+#   make kunit-kcsan    the same suites on a KCSAN kernel
 #   make userspace      build the reader; make userspace-check tests it
 #   make bench          benchmarks into docs/performance.md
 
@@ -27,7 +28,7 @@ JOBS     ?= $(shell nproc)
 export CACHE KBASE BUILD OUT RESULTS JOBS
 
 .PHONY: all demo test setup base tree export check-sync check-patches \
-	check-build kunit userspace userspace-check e2e bench clean
+	check-build kunit kunit-kcsan userspace userspace-check e2e bench clean
 
 all: userspace
 
@@ -58,6 +59,10 @@ check-build:
 kunit:
 	@mkdir -p $(RESULTS)
 	bash scripts/kunit.sh
+
+kunit-kcsan:
+	@mkdir -p $(RESULTS)
+	bash scripts/kunit.sh kcsan
 
 userspace:
 	$(MAKE) -C userspace

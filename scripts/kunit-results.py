@@ -4,8 +4,8 @@
 
 A skipped case is a failure here: no test may skip itself silently.  The
 kernel log is searched for reports of the debug options the suites run
-under (KASAN, lockdep, sleeping in atomic, preemption bugs, WARN, BUG);
-any report fails the "no-kernel-reports" case.  Exit status 1 if
+under (KASAN or KCSAN, lockdep, sleeping in atomic, preemption bugs,
+WARN, BUG); any report fails the "no-kernel-reports" case.  Exit status 1 if
 anything failed or nothing ran.
 """
 import json
@@ -29,12 +29,13 @@ def leaves(group, prefix):
 
 def main():
     json_path, log_path = sys.argv[1], sys.argv[2]
+    prefix = sys.argv[3] if len(sys.argv) > 3 else "kunit"
     failed = 0
     count = 0
     try:
         doc = json.load(open(json_path))
     except (OSError, ValueError) as e:
-        print("not ok kunit.run")
+        print(f"not ok {prefix}.run")
         print(f"kunit-results: no results in {json_path}: {e}", file=sys.stderr)
         return 1
     for sub in doc.get("sub_groups", []):
@@ -42,12 +43,12 @@ def main():
             name = re.sub(r"[^A-Za-z0-9_.:=-]+", "_", name)
             count += 1
             if status == "PASS":
-                print(f"ok kunit.{name}")
+                print(f"ok {prefix}.{name}")
             else:
                 failed += 1
-                print(f"not ok kunit.{name} ({status})")
+                print(f"not ok {prefix}.{name} ({status})")
     if count == 0:
-        print("not ok kunit.none-ran")
+        print(f"not ok {prefix}.none-ran")
         failed += 1
     try:
         log = open(log_path, errors="replace").read().splitlines()
@@ -56,11 +57,11 @@ def main():
     hits = [l for l in log if REPORTS.search(l)]
     if hits or not log:
         failed += 1
-        print("not ok kunit.no-kernel-reports")
+        print(f"not ok {prefix}.no-kernel-reports")
         for l in hits[:40] or ["(no kernel log)"]:
             print("kunit-results: " + l, file=sys.stderr)
     else:
-        print("ok kunit.no-kernel-reports")
+        print(f"ok {prefix}.no-kernel-reports")
     return 1 if failed else 0
 
 

@@ -6,6 +6,11 @@
 # plus kunit/project.kunitconfig (SMP, KASAN, lockdep, ...).  Writes one
 # result line per test case, and one for "no KASAN/lockdep/WARN report".
 #
+#   kunit.sh        that kernel, in $BUILD/kunit (also the e2e guest's)
+#   kunit.sh kcsan  kunit/kcsan.kunitconfig instead: KCSAN, no KASAN, in
+#                   $BUILD/kunit-kcsan; results as kunit-kcsan.*, where any
+#                   KCSAN report fails kunit-kcsan.no-kernel-reports
+#
 # I915_STALL_KVM=1 boots with -accel kvm instead of TCG.
 set -uo pipefail
 
@@ -17,10 +22,16 @@ RESULTS=${RESULTS:-$OUT/results}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$RESULTS" "$OUT"
 
-kdir=$BUILD/kunit
-json=$OUT/kunit.json
-log=$OUT/kunit.out
-res=$RESULTS/kunit.results
+name=kunit
+config=$top/kunit/project.kunitconfig
+if [ "${1:-}" = kcsan ]; then
+	name=kunit-kcsan
+	config=$top/kunit/kcsan.kunitconfig
+fi
+kdir=$BUILD/$name
+json=$OUT/$name.json
+log=$OUT/$name.out
+res=$RESULTS/$name.results
 cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 # One host thread for all vCPUs: multi-threaded TCG can run a stale
@@ -31,16 +42,16 @@ qemu_args="-smp 4 -accel tcg,thread=single"
 
 rm -f "$json"
 mkdir -p "$BUILD"	# kunit.py makes only the last level of --build_dir
-echo "kunit: building and booting in $kdir (log $log)"
+echo "$name: building and booting in $kdir (log $log)"
 (cd "$KBASE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 	--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig \
-	--kunitconfig="$top/kunit/project.kunitconfig" \
+	--kunitconfig="$config" \
 	--build_dir="$kdir" --jobs="$JOBS" --make_options "CC=$cc" \
 	--qemu_args="$qemu_args" --timeout=1500 --json="$json" \
 	'i915_stall*') > "$log" 2>&1
 rc=$?
 tail -n 25 "$log"
-python3 "$top/scripts/kunit-results.py" "$json" "$kdir/test.log" > "$res"
+python3 "$top/scripts/kunit-results.py" "$json" "$kdir/test.log" "$name" > "$res"
 status=$?
-echo "kunit: kunit.py exit $rc; $(grep -c '^ok' "$res") ok, $(grep -c '^not ok' "$res") not ok"
+echo "$name: kunit.py exit $rc; $(grep -c '^ok' "$res") ok, $(grep -c '^not ok' "$res") not ok"
 [ $rc = 0 ] && [ $status = 0 ]

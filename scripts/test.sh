@@ -30,6 +30,7 @@ step check-sync make -s check-sync
 step check-patches make -s check-patches
 step userspace-check make -s userspace-check
 step kunit make -s kunit
+step kunit-kcsan make -s kunit-kcsan
 step e2e make -s e2e
 step check-build make -s check-build
 
