@@ -18,14 +18,15 @@ start=$(wc -l < "$RES")
 # stats_test BIN PREFIX: its ok/not ok lines, prefixed; a crash is a failure
 stats() {
 	local rc
-	"$1" > "$B/out.$2" 2>&1
+	local log=$B/out.${2:-gcc:}
+	"$1" > "$log" 2>&1
 	rc=$?
-	grep -v '^#' "$B/out.$2" | grep -E '^(not )?ok ' | sed -E "s/^(not ok|ok) /\1 $2/" |
+	grep -v '^#' "$log" | grep -E '^(not )?ok ' | sed -E "s/^(not ok|ok) /\1 $2/" |
 		tee -a "$RES"
-	grep '^#' "$B/out.$2" | sed 's/^/  /'
-	if [ $rc != 0 ] && ! grep -q '^not ok' "$B/out.$2"; then
+	grep '^#' "$log" | sed 's/^/  /'
+	if [ $rc != 0 ] && ! grep -q '^not ok' "$log"; then
 		echo "not ok ${2}stats_test_exit_$rc" | tee -a "$RES"
-		tail -20 "$B/out.$2"
+		tail -20 "$log"
 	fi
 }
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
