@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 
@@ -38,6 +39,12 @@ KERNEL_CHAIN = [KERNEL_WAIT, "i915_request_wait", "stall_mock_write", "vfs_write
 SPLAT = re.compile(r"BUG: |WARNING: |KASAN|UBSAN|possible circular locking|"
                    r"possible recursive locking|inconsistent lock state|"
                    r"Kernel panic|Oops|general protection fault|INFO: task .* blocked")
+
+COMPAT_CHAIN = ["gpu_wait32", "wait_for_gpu32", "submit_batch32", "render_frame32", "main"]
+# through glibc's write() and the vDSO: the pc is in the vDSO, and the
+# caller of write() is lost, as for any frame-pointer unwinder
+COMPAT_LIBC_CHAIN = ["wait_for_gpu32", "submit_batch32", "render_frame32", "main"]
+F_KTHREAD, F_COMPAT = 0x1, 0x2
 
 results = []
 
@@ -202,6 +209,91 @@ def states(guest):
         label, *kv = line.split()
         out[label] = dict(x.split("=", 1) for x in kv)
     return out
+
+
+def raw_records(path):
+    """The records of an i915_stalls file, decoded here from the layout in
+    i915_stall_format.h (the fields these checks need), without the reader."""
+    b = open(path, "rb").read()
+    if b[:8] != b"I915STL\n":
+        raise ValueError(f"{path}: bad magic")
+    rec_size, = struct.unpack_from("<I", b, 16)
+    off, count = struct.unpack_from("<QQ", b, 40)
+    out = []
+    for i in range(count):
+        r = off + i * rec_size
+        start_ns, = struct.unpack_from("<Q", b, r + 8)
+        pid, tgid = struct.unpack_from("<II", b, r + 64)
+        site, = struct.unpack_from("<H", b, r + 86)
+        udepth = b[r + 92]
+        flags, = struct.unpack_from("<H", b, r + 94)
+        ustack = struct.unpack_from("<32Q", b, r + 384)[:udepth]
+        out.append({"start_ns": start_ns, "pid": pid, "tgid": tgid, "site": site, "flags": flags,
+                    "ustack": list(ustack)})
+    return out
+
+
+def nm_functions(elf):
+    """(address, name) of the text symbols of a non-PIE ELF file, sorted."""
+    p = subprocess.run(["nm", "--defined-only", elf], capture_output=True, text=True)
+    syms = []
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            syms.append((int(parts[0], 16), parts[2]))
+    return sorted(syms)
+
+
+def symbolize(syms, addr):
+    name = None
+    for a, n in syms:
+        if a > addr:
+            break
+        name = n
+    return name
+
+
+def check_compat(g, rootfs):
+    """The 32-bit client: one record for each of its two waits, flagged
+    compat, whose user stack is the client's own frame-pointer chain,
+    checked against nm of the very binary the guest ran (static, not PIE:
+    its addresses are its own).  The first wait enters the kernel from the
+    client's code (int $0x80), the second through glibc and the vDSO."""
+    rc = (read(os.path.join(g, "client32.rc")) or "missing").strip()
+    cs = {l.get("via"): l for l in (jsonl(os.path.join(g, "client32.jsonl")) or [])
+          if l.get("event") == "stall32"}
+    if not check("compat-client-ran", rc == "0" and sorted(cs) == ["int80", "libc"],
+                 f"rc {rc}, {cs}: {read(os.path.join(g, 'client32.err'))}"):
+        return
+    try:
+        recs = raw_records(os.path.join(g, "stalls32.bin"))
+    except (OSError, ValueError, struct.error) as e:
+        check("compat-records", False, e)
+        return
+    mine = {via: [r for r in recs if r["pid"] == c["tid"] and
+                  c["t0_ns"] <= r["start_ns"] <= c["t1_ns"]] for via, c in cs.items()}
+    if not check("compat-records", len(recs) == 2 and all(len(m) == 1 for m in mine.values()),
+                 f"{len(recs)} records; of each wait: { {v: len(m) for v, m in mine.items()} }"):
+        return
+    syms = nm_functions(os.path.join(rootfs, "opt/gpu-demo/gpu-demo32"))
+    for via, c in sorted(cs.items()):
+        r = mine[via][0]
+        check(f"compat-flag-{via}", r["flags"] & F_COMPAT and not r["flags"] & F_KTHREAD and
+              r["site"] == 1 and r["tgid"] == c["pid"], f"record {r}")
+        us = r["ustack"]
+        # the pc, then return addresses: look those up one byte back, in the call
+        names = [symbolize(syms, a if i == 0 else a - 1) for i, a in enumerate(us)]
+        below4g = all(a < 1 << 32 for a in us)
+        if via == "int80":
+            ok = names[:len(COMPAT_CHAIN)] == COMPAT_CHAIN and below4g
+            want = f"{COMPAT_CHAIN} first"
+        else:
+            ok = (len(us) > len(COMPAT_LIBC_CHAIN) and c["vdso"] <= us[0] < c["vdso_end"] and
+                  names[1:1 + len(COMPAT_LIBC_CHAIN)] == COMPAT_LIBC_CHAIN and below4g)
+            want = (f"a pc in the vDSO [{c['vdso']:#x}, {c['vdso_end']:#x}), "
+                    f"then {COMPAT_LIBC_CHAIN}")
+        check(f"compat-user-chain-{via}", ok,
+              f"user stack {[hex(a) for a in us]} = {names}, want {want}")
 
 
 def main():
@@ -440,6 +532,8 @@ def main():
     except (ValueError, TypeError, KeyError) as e:
         check("reader-default-input-once", False,
               f"{e}: {read(os.path.join(g, 'default-input.err'))}")
+
+    check_compat(g, a.rootfs)
 
     failed = [n for n, ok in results if not ok]
     diag(f"{len(results) - len(failed)} checks ok, {len(failed)} not ok")

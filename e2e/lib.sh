@@ -56,7 +56,7 @@ e2e_build() {
 	fi
 	[ -x "$E2E_READER" ] || { e2e_log "no reader at $E2E_READER"; return 1; }
 	if ! e2e_newer "$E2E_INITRD" "$E2E_CLIENT/gpu-demo" "$E2E_CLIENT/libgpu.so" \
-		"$E2E_CLIENT/stall-bench" \
+		"$E2E_CLIENT/stall-bench" "$E2E_CLIENT/gpu-demo32" \
 		"$E2E_READER" "$E2E_DIR/guest/init" "$E2E_DIR/guest/scenario.sh" \
 		"$E2E_DIR/guest/mkinitramfs.sh"; then
 		bash "$E2E_DIR/guest/mkinitramfs.sh" "$E2E_ROOTFS" "$E2E_INITRD" \

@@ -6,6 +6,8 @@
 # lines, fails cleanly on a missing control file, and (when gdb is
 # installed) its frame-pointer chain at the write is exactly
 #   gpu_wait <- wait_for_gpu <- submit_batch <- render_frame <- main.
+# Then gpu-demo32: both its writes (int $0x80 and glibc's write()) write
+# the delay, and its JSON lines are what check.py expects.
 # Prints "ok NAME" / "not ok NAME" lines; exit 1 if any failed.
 set -uo pipefail
 
@@ -58,6 +60,23 @@ rc=$?
 [ $rc = 1 ] && grep -q '"ret":-28,"errno":"ENOSPC"' "$tmp/w.json"; res $? client-host-write-errno
 
 "$demo" --frames 1,x > /dev/null 2>&1; [ $? = 2 ]; res $? client-host-usage
+
+# the 32-bit client: two writes of its delay, one by int $0x80, one by glibc
+: > "$tmp/ctl32"
+"$O/gpu-demo32" 9 "$tmp/ctl32" > "$tmp/out32.jsonl" 2> "$tmp/err32"
+rc=$?
+python3 - "$tmp/out32.jsonl" "$tmp/ctl32" "$rc" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert int(sys.argv[3]) == 0, sys.argv[3]
+assert [(l["event"], l["via"], l["delay_ms"], l["ret"]) for l in lines] == \
+    [("stall32", "int80", 9, 1), ("stall32", "libc", 9, 1)], lines
+assert all(l["tid"] == l["pid"] and l["t0_ns"] <= l["t1_ns"] and
+           0 < l["vdso"] < l["vdso_end"] < 1 << 32 for l in lines), lines
+assert open(sys.argv[2]).read() == "99"
+PY
+res $? client32-host-plain-file
+"$O/gpu-demo32" 0 > /dev/null 2>&1; [ $? = 2 ]; res $? client32-host-usage
 
 if command -v gdb > /dev/null; then
 	: > "$tmp/ctl"

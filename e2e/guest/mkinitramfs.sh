@@ -38,6 +38,7 @@ install -m 0755 "$here/scenario.sh" "$root/e2e/scenario.sh"
 install -m 0755 "$client/gpu-demo" "$root/opt/gpu-demo/gpu-demo"
 install -m 0755 "$client/libgpu.so" "$root/opt/gpu-demo/libgpu.so"
 install -m 0755 "$client/stall-bench" "$root/opt/gpu-demo/stall-bench"
+install -m 0755 "$client/gpu-demo32" "$root/opt/gpu-demo/gpu-demo32"
 install -m 0755 "$reader" "$root/usr/bin/i915-stalls"
 
 # The loader and libraries, as real files at the paths ldd prints (which

@@ -165,6 +165,12 @@ run_test() {
 	i915-stalls report --format=json > "$out/default-input.json" 2> "$out/default-input.err"
 	echo $? > "$out/default-input.rc"
 	release_clients
+
+	# 9. a 32-bit client: its user stack walked as 32-bit frames
+	ctl i915_stalls_clear 1 || return 1
+	gpu-demo32 40 > "$out/client32.jsonl" 2> "$out/client32.err"
+	echo $? > "$out/client32.rc"
+	cat "$D/i915_stalls" > "$out/stalls32.bin" || return 1
 	return 0
 }
 
