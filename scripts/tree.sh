@@ -45,8 +45,10 @@ kconfigs() {
 apply() {
 	local want have
 	if ! git -C "$KBASE" diff --quiet HEAD -- || ! git -C "$KBASE" diff --cached --quiet; then
-		echo "tree: $KBASE has uncommitted changes; commit them and run make export" >&2
-		exit 1
+		# Never lose them, never fail on them: make test must run from
+		# patches/, whatever a developer left in the tree.
+		git -C "$KBASE" stash push -q -m "tree.sh apply, $(date -u +%FT%TZ)"
+		echo "tree: $KBASE had uncommitted changes; stashed (git -C $KBASE stash list)" >&2
 	fi
 	want=$(series_tree)
 	have=$(git -C "$KBASE" rev-parse -q --verify 'series^{tree}' || true)
