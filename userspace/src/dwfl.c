@@ -100,50 +100,77 @@ static bool special_path(const char *p)
 }
 
 /*
+ * The names find_debuginfo_in_path() (elfutils' find-debuginfo.c) tries
+ * for the main file file_name: LINK (or BASE.debug and BASE) in its
+ * directory, in its .debug/, and under each absolute debug directory
+ * followed by every tail of the file's directory, down to none.
+ */
+static bool special_debug_names(const char *file_name, const char *link)
+{
+	const char *slash = strrchr(file_name, '/');
+	char *dir = slash ? xstrndup(file_name, (size_t)(slash - file_name)) : xstrdup(".");
+	const char *base = slash ? slash + 1 : file_name;
+	char *own = link ? NULL : xasprintf("%s.debug", base);
+	const char *names[2] = { link ? link : own, link ? NULL : base };
+	bool bad = false;
+	size_t i, k;
+
+	for (k = 0; k < 2 && names[k] && !bad; k++) {
+		char *p1 = xasprintf("%s/%s", dir, names[k]);
+		char *p2 = xasprintf("%s/.debug/%s", dir, names[k]);
+
+		/* the main directory itself: the debuglink name only */
+		bad = (k == 0 && special_path(p1)) || special_path(p2);
+		free(p1);
+		free(p2);
+		for (i = 0; i < D.ndebug_dirs && !bad && dir[0] == '/'; i++) {
+			const char *sub = dir;
+
+			for (;;) {
+				char *p;
+
+				sub = strchr(sub, '/');
+				if (sub && !*++sub)
+					break;
+				p = sub ? xasprintf("%s/%s/%s", D.debug_dirs[i], sub, names[k])
+					: xasprintf("%s/%s", D.debug_dirs[i], names[k]);
+				bad = special_path(p);
+				free(p);
+				if (bad || !sub)
+					break;
+			}
+		}
+	}
+	free(dir);
+	free(own);
+	return bad;
+}
+
+/*
  * libdwfl opens its candidate debug files with a blocking open(): check
- * the names dwfl_standard_find_debuginfo() tries (find-debuginfo.c) before
- * letting it, so that a FIFO planted among them cannot hang the reader.
+ * the names dwfl_standard_find_debuginfo() tries before letting it, so
+ * that a FIFO planted among them cannot hang the reader: by build-id,
+ * then by name next to the main file and, as libdwfl does when the main
+ * file is a symbolic link (/proc/PID/map_files/...), next to its target.
+ * (A FIFO created between this check and libdwfl's open() is not caught.)
  */
 static bool special_debug_paths(Dwfl_Module *mod, const char *file_name, const char *link)
 {
 	const unsigned char *id;
 	GElf_Addr va;
 	int idlen = dwfl_module_build_id(mod, &id, &va);
-	char *dir = NULL, *own = NULL;
-	const char *base;
-	bool bad = false;
-	size_t i;
+	char *canon;
+	bool bad;
 
 	if (idlen > 0 && special_build_id_paths(id, (size_t)idlen, ".debug"))
 		return true;
 	if (!file_name)
 		return false;
-	base = strrchr(file_name, '/');
-	dir = base ? xstrndup(file_name, (size_t)(base - file_name)) : xstrdup(".");
-	base = base ? base + 1 : file_name;
-	if (!link)
-		link = own = xasprintf("%s.debug", base);
-	{
-		char *p1 = xasprintf("%s/%s", dir, link), *p2 = xasprintf("%s/.debug/%s", dir, link);
-
-		bad = special_path(p1) || special_path(p2);
-		free(p1);
-		free(p2);
-	}
-	for (i = 0; i < D.ndebug_dirs && !bad && dir[0] == '/'; i++) {
-		const char *sub = dir;
-
-		while ((sub = strchr(sub, '/')) && *++sub && !bad) {
-			char *p = xasprintf("%s/%s/%s", D.debug_dirs[i], sub, link);
-			char *q = own ? xasprintf("%s/%s/%s", D.debug_dirs[i], sub, base) : NULL;
-
-			bad = special_path(p) || (q && special_path(q));
-			free(p);
-			free(q);
-		}
-	}
-	free(dir);
-	free(own);
+	bad = special_debug_names(file_name, link);
+	canon = bad ? NULL : realpath(file_name, NULL);
+	if (canon && strcmp(canon, file_name))
+		bad = special_debug_names(canon, link);
+	free(canon);
 	return bad;
 }
 

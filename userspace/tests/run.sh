@@ -1102,6 +1102,10 @@ t_harness_detects_failure() {
 	[ $rc != 0 ] || { echo "a failing check did not fail the test"; return 1; }
 }
 
+# shellcheck source=cases.sh
+. "$HERE/cases.sh"
+rm -f "$W/compare-summary.txt"
+
 for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}' | grep -E -- "${ONLY:-.}"); do
 	t "${f#t_}" "$f"
 done
