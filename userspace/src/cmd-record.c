@@ -37,8 +37,13 @@ static int mapped_build_id(uint32_t tgid, const struct pmap *m, uint8_t *id)
 	int n = elf_build_id_file(mf, id, BUILD_ID_MAX);
 
 	free(mf);
-	if (n >= 0 || m->deleted)
-		return n > 0 ? n : 0;
+	if (n >= 0)
+		return n;
+	if (m->deleted) {
+		infox("%s: deleted, and /proc/%u/map_files unreadable: build-id not recorded",
+		      m->path, tgid);
+		return 0;
+	}
 	if (stat(m->path, &st) || st.st_ino != m->inode || major(st.st_dev) != (m->dev >> 32) ||
 	    minor(st.st_dev) != (m->dev & 0xffffffff)) {
 		infox("%s: not the file process %u mapped, build-id not recorded", m->path, tgid);

@@ -116,3 +116,32 @@ t_hostile_earlier_boot() {
 	run 0 --kallsyms "$KS" "$W/e4.bin"
 	has_re "$W/out" "#0  0x[0-9a-f]+ fx_wait\+0x0 "
 }
+
+t_record_deleted_unreadable_map_files() {
+	# record without /proc/PID/map_files (as without CAP_SYS_ADMIN): a
+	# deleted file's build-id is not taken from whatever is at its path now
+	mkdir -p "$W/rd"
+	cp "$FX/plain/fx-pie" "$FX/plain/libfx.so" "$W/rd/"
+	# both without capabilities: the recorder may read the maps of a
+	# process of its own uid with no more capabilities than it has, but
+	# not /proc/PID/map_files (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE)
+	printf '#!/bin/sh\nexec setpriv --inh-caps=-all --bounding-set=-all --ambient-caps=-all -- %s\n' \
+		"$W/rd/fx-pie" > "$W/rd/nocap"
+	chmod +x "$W/rd/nocap"
+	spawn "$W/rd/nocap"
+	rm "$W/rd/fx-pie"
+	cp "$FX/plain/fx-nopie" "$W/rd/fx-pie"	# a new file at the path
+	user_dump "$W/u.bin"
+	# no capabilities: /proc/PID/map_files cannot be read
+	setpriv --inh-caps=-all --bounding-set=-all --ambient-caps=-all -- \
+		"$BIN" -v record --no-kallsyms -o "$W/rd.ar" "$W/u.bin" 2> "$W/rec.err"
+	has "$W/rec.err" "rd/fx-pie: deleted, and /proc/$FXPID/map_files unreadable: build-id not recorded"
+	# the archive has no build-id for it: never the new file's
+	python3 - "$W/rd.ar" "$(readelf -n "$W/rd/fx-pie" | awk '/Build ID/ {print $3}')" <<-'EOF'
+	import struct, sys
+	ar = open(sys.argv[1], "rb").read()
+	assert bytes.fromhex(sys.argv[2]) not in ar, "the replacing file's build-id was recorded"
+	EOF
+	run 1 --kallsyms "$KS" "$W/rd.ar"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: no build-id\] fx-pie\+0x"
+}
