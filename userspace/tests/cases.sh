@@ -4,6 +4,164 @@
 # UBSan inputs, the caches' budget, bounded folded and SVG output, the vDSO,
 # debuginfod, and the man page held to the code.
 
+# ------------------------------------------------------------------ eu-addr2line
+
+# compare LABEL EXE FILE [compare.py args]: run EXE, compare FILE's frames
+compare() {
+	local label=$1 exe=$2 file=$3
+	shift 3
+	spawn "$exe"
+	python3 "$HERE/compare.py" --reader "$BIN" --mkstall "$MK" --work "$W" --pid "$FXPID" \
+		--file "$file" --boot "$BOOT" --label "$label" --plt "$@" | tee -a "$W/compare-summary.txt"
+	kill "$FXPID"
+}
+
+M=$FX/many
+t_compare_pie() { compare pie "$M/pie/many" "$M/pie/many" --min 1000; }
+t_compare_nopie() { compare non-pie "$M/nopie/many" "$M/nopie/many" --min 1000; }
+t_compare_shared_library() { compare libmany.so "$M/lib/many-lib" "$M/lib/libmany.so" --min 1000; }
+t_compare_debuglink() { compare debuglink "$M/dl/many" "$M/dl/many" --min 1000; }
+t_compare_dynsym_only() { compare dynsym-only "$M/dynsym/many-lib" "$M/dynsym/libmany.so" --min 1000; }
+t_compare_minidebuginfo() { compare minidebuginfo "$M/mini/many" "$M/mini/many" --min 1000; }
+t_compare_build_id() {
+	# stripped; its debug file only under --symfs, by build-id
+	compare debug-by-build-id "$M/bid/many" "$M/bid/many" --min 1000 \
+		--reader-arg=--symfs="$M/symfs" --eu-arg=--debuginfo-path="$M/symfs/usr/lib/debug"
+}
+t_compare_debug_file_only() {
+	# an archive, then the program is gone: only its debug file, by build-id
+	local id
+	mkdir -p "$W/gone"
+	cp "$M/bid/many" "$W/gone/many"
+	id=$(readelf -n "$W/gone/many" | awk '/Build ID/ {print $3}')
+	COMPARE_BEFORE_REPORT="mv $W/gone/many $W/gone/moved" \
+		compare debug-file-only "$W/gone/many" "$W/gone/many" --min 1000 \
+		--archive-from "$W/gone.ar" --reader-arg=--symfs="$M/symfs" \
+		--eu-offline "$M/symfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+}
+t_compare_libc() {
+	# every 4th call site of libc (about 3300), and all of ld.so, with
+	# their debug files from libc6-dbg (userspace/DEPENDS)
+	local libc ld
+	dpkg-query -W -f='${Status}' libc6-dbg 2>/dev/null | grep -q "install ok installed" ||
+		{ echo "libc6-dbg is not installed: make setup (userspace/DEPENDS)"; return 1; }
+	spawn "$M/pie/many"
+	libc=$(awk '$6 ~ /\/libc\.so/ {print $6; exit}' "/proc/$FXPID/maps")
+	ld=$(awk '$6 ~ /\/ld-linux/ {print $6; exit}' "/proc/$FXPID/maps")
+	for f in "$libc" "$ld"; do
+		python3 "$HERE/compare.py" --reader "$BIN" --mkstall "$MK" --work "$W" --pid "$FXPID" \
+			--file "$f" --boot "$BOOT" --label "$(basename "$f")" --plt \
+			--sample "$([ "$f" = "$libc" ] && echo 4 || echo 1)" --min 1000 |
+			tee -a "$W/compare-summary.txt"
+	done
+	# and they really used the debug files: static functions by name
+	awk '/^libc.so.6: / { n = $2; u = substr($5, 2) } END { exit !(n > 3000 && u * 100 < n) }' \
+		"$W/compare-summary.txt" ||
+		{ echo "over 1% of libc frames without a symbol: debug file not used?"; return 1; }
+	kill "$FXPID"
+}
+
+# The alias preference is libdwfl's (dwfl_module_addrinfo()), so
+# eu-addr2line's: GLOBAL over WEAK over LOCAL, then the smaller size, then
+# the first in the symbol table.  perf also prefers fewer underscores.
+t_alias_preference() {
+	local f w
+	f=$(grep -m1 -o 'weak_f[0-9]*' "$M/many.c")	# a weak alias of a global function
+	f=${f#weak_}
+	spawn "$M/pie/many"
+	w=$(python3 -c '
+import subprocess, sys
+pid, exe, name = sys.argv[1:]
+base = min(int(l.split("-")[0], 16) for l in open(f"/proc/{pid}/maps") if l.split()[2] == "00000000" and l.rstrip().endswith("/pie/many"))
+sym = subprocess.run(["readelf", "-sW", exe], capture_output=True, text=True).stdout
+addr = next(int(l.split()[1], 16) for l in sym.splitlines() if l.split()[-1:] == [name])
+print(hex(base + addr + 4))' "$FXPID" "$M/pie/many" "$f")
+	printf 'header %s\nrec cpu=0 start=%s dur=10 pid=%s tgid=%s u=%s\n' "$BOOT" "$(mono_ns)" \
+		"$FXPID" "$FXPID" "$w" | mk "$W/a.bin"
+	run 0 "$W/a.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ $f\+0x4 "	# not weak_$f
+	hasnt "$W/out" "weak_"
+}
+
+# .plt entries: no symbol covers them, they are not _init's
+t_plt_not_init() {
+	spawn "$FX/plain/fx-pie"
+	local base plt
+	base=$(awk '$3 == "00000000" && $6 ~ /fx-pie$/ {split($1, a, "-"); print a[1]; exit}' "/proc/$FXPID/maps")
+	plt=$(readelf -SW "$FX/plain/fx-pie" | awk '$2 == ".plt" {print $4}')
+	printf 'header %s\nrec cpu=0 start=%s dur=10 pid=%s tgid=%s u=0x%x\n' "$BOOT" "$(mono_ns)" \
+		"$FXPID" "$FXPID" $((0x$base + 0x$plt + 0x10)) | mk "$W/p.bin"
+	run 1 "$W/p.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[fx-pie\+0x$(printf %x $((0x$plt + 0x10)))\]$"
+	hasnt "$W/out" "_init"
+}
+
+# ------------------------------------------------------------------ the vDSO
+
+t_vdso() {
+	spawn "$FX/plain/fx-pie"
+	local lo hi addr want
+	read -r lo hi < <(awk '$6 == "[vdso]" {split($1, a, "-"); print a[1], a[2]}' "/proc/$FXPID/maps")
+	dd if="/proc/$FXPID/mem" of="$W/vdso.so" bs=4096 skip=$((0x$lo / 4096)) \
+		count=$(((0x$hi - 0x$lo) / 4096)) 2>/dev/null
+	# an address inside its clock_gettime, and eu-addr2line's name for it
+	addr=$(readelf -sW --dyn-syms "$W/vdso.so" | awk '$8 ~ /^__vdso_clock_gettime(@|$)/ {print $2; exit}')
+	want=$(eu-addr2line -S -e "$W/vdso.so" "0x$(printf %x $((0x$addr + 8)))" | head -1)
+	printf 'header %s\nrec cpu=0 start=%s dur=10 pid=%s tgid=%s u=0x%x,0x%x\n' "$BOOT" "$(mono_ns)" \
+		"$FXPID" "$FXPID" $((0x$lo + 0x$addr + 8)) $((0x$lo + 0x$addr + 9)) | mk "$W/v.bin"
+	run 0 "$W/v.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ ${want%+*}\+0x8 \(\[vdso\]\)$"
+	has_re "$W/out" "#1  0x[0-9a-f]+ ${want%+*}\+0x9 \(\[vdso\]\)$"
+	# recorded: the archive keeps the image, the process may go
+	run 0 record --no-kallsyms -o "$W/v.ar" "$W/v.bin"
+	kill "$FXPID"
+	wait "$FXPID" 2>/dev/null || true
+	run 0 "$W/v.ar"
+	has_re "$W/out" "#0  0x[0-9a-f]+ ${want%+*}\+0x8 \(\[vdso\]\)$"
+	# without the image: said so
+	python3 "$HERE/artool.py" "$W/v.ar" "$W/v2.ar" "buildid=[vdso]:00112233445566778899aabbccddeeff00112233"
+	run 1 "$W/v2.ar"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: no vdso\]"
+}
+
+# ------------------------------------------------------------------ debuginfod
+
+t_debuginfod() {
+	# a stripped program whose debug file only a debuginfod server has
+	local id port
+	mkdir -p "$W/di/srv" "$W/di/app"
+	cp "$M/bid/many" "$W/di/app/many"
+	id=$(readelf -n "$W/di/app/many" | awk '/Build ID/ {print $3}')
+	mkdir -p "$W/di/srv/buildid/$id"
+	cp "$M/symfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" "$W/di/srv/buildid/$id/debuginfo"
+	python3 -m http.server --bind 127.0.0.1 --directory "$W/di/srv" 0 > "$W/di/http.log" 2>&1 &
+	local srv=$!
+	trap "kill $srv 2>/dev/null || true" RETURN
+	for _ in $(seq 100); do
+		port=$(grep -o 'port [0-9]*' "$W/di/http.log" | awk '{print $2}')
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	[ -n "$port" ] || { echo "http server did not start"; cat "$W/di/http.log"; return 1; }
+	spawn "$W/di/app/many"
+	local ret
+	# inside f1, by the symbols of the unstripped build
+	ret=$(python3 -c '
+import subprocess, sys
+pid, full = sys.argv[1:]
+base = min(int(l.split("-")[0], 16) for l in open(f"/proc/{pid}/maps") if l.split()[2] == "00000000" and l.rstrip().endswith("/app/many"))
+sym = subprocess.run(["readelf", "-sW", full], capture_output=True, text=True).stdout
+addr = next(int(l.split()[1], 16) for l in sym.splitlines() if l.split()[-1:] == ["f1"])
+print(hex(base + addr + 4))' "$FXPID" "$M/pie/many")
+	printf 'header %s\nrec cpu=0 start=%s dur=10 pid=%s tgid=%s u=%s\n' "$BOOT" "$(mono_ns)" \
+		"$FXPID" "$FXPID" "$ret" | mk "$W/d.bin"
+	run 1 "$W/d.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ \[many\+0x[0-9a-f]+\]$"
+	DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$W/di/cache" run 0 "$W/d.bin"
+	has_re "$W/out" "#0  0x[0-9a-f]+ f1\+0x4 \(.*/di/app/many\)$"
+	grep -q "GET /buildid/$id/debuginfo" "$W/di/http.log"
+}
+
 # ------------------------------------------------------------------ hostile archives
 
 # hostile_archive: the fixture recorded, then the archive or files edited

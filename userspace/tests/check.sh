@@ -80,6 +80,9 @@ for o in $("$U/i915-stalls" --help | grep -oE -- '--[a-z0-9-]+' | sort -u); do
 done
 if [ $ok = 1 ]; then line ok man_page_complete; else line "not ok" man_page_complete; fi
 
+# the eu-addr2line comparisons, for the log
+sed 's/^/# /' "$W/plain/compare-summary.txt" 2>/dev/null
+
 nok=$(grep -c '^ok ' "$RES")
 nnok=$(grep -c '^not ok ' "$RES")
 echo "reader: $nok ok, $nnok not ok"

@@ -8,6 +8,11 @@
 #   bid/      fx-bid: stripped, no debuglink; debug file in
 #             symfs/usr/lib/debug/.build-id/xx/rest.debug
 #   mini/     fx-mini: stripped, MiniDebugInfo (.gnu_debugdata, xz)
+#   many/      the eu-addr2line suite's program of ~1100 call sites (gen-many.py):
+#              pie/, nopie/, lib/ (libmany.so + many-lib), dl/ (stripped,
+#              debuglink), bid/ (stripped, debug file by build-id in
+#              many/symfs), dynsym/ (libmany.so stripped to .dynsym), mini/
+#              (MiniDebugInfo)
 #   vmlinux, i915.ko   fake kernel images (fixed addresses)
 set -eu
 FX=$1
@@ -64,6 +69,33 @@ xz -z -c mini/mini.elf > mini/mini.xz
 strip --strip-all mini/fx-mini
 objcopy --add-section .gnu_debugdata=mini/mini.xz mini/fx-mini
 rm mini/full.debug mini/mini.elf mini/mini.xz
+
+# the eu-addr2line suite's program, one directory per flavour
+M=many
+mkdir -p $M/pie $M/nopie $M/lib $M/dl/.debug $M/bid $M/dynsym $M/mini $M/symfs
+python3 "$SRC/gen-many.py" 300 > $M/many.c
+$CC $CF -fPIE -pie -o $M/pie/many $M/many.c
+$CC $CF -fno-pie -no-pie -o $M/nopie/many $M/many.c
+$CC $CF -DLIB -fPIC -shared -o $M/lib/libmany.so $M/many.c
+$CC $CF -fPIE -pie -o $M/lib/many-lib "$SRC/many-main.c" -L$M/lib -lmany -Wl,-rpath,'$ORIGIN'
+cp $M/pie/many $M/dl/many
+objcopy --only-keep-debug $M/dl/many $M/dl/.debug/many.debug
+strip --strip-all $M/dl/many
+(cd $M/dl && objcopy --add-gnu-debuglink=.debug/many.debug many)
+cp $M/pie/many $M/bid/many
+id=$(readelf -n $M/bid/many | awk '/Build ID/ {print $3}')
+mkdir -p "$M/symfs/usr/lib/debug/.build-id/${id:0:2}"
+objcopy --only-keep-debug $M/bid/many "$M/symfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+strip --strip-all $M/bid/many
+cp $M/lib/many-lib $M/dynsym/
+strip --strip-all -o $M/dynsym/libmany.so $M/lib/libmany.so
+cp $M/pie/many $M/mini/many
+objcopy --only-keep-debug $M/mini/many $M/mini/full.debug
+strip --strip-debug -o $M/mini/mini.elf $M/mini/full.debug
+xz -z -c $M/mini/mini.elf > $M/mini/mini.xz
+strip --strip-all $M/mini/many
+objcopy --add-section .gnu_debugdata=$M/mini/mini.xz $M/mini/many
+rm $M/mini/full.debug $M/mini/mini.elf $M/mini/mini.xz
 
 # fake kernel images
 $CC -c -Wa,-g -o vmlinux.o "$SRC/vmlinux.S"
