@@ -303,3 +303,25 @@ t_record_deleted_unreadable_map_files() {
 	run 1 --kallsyms "$KS" "$W/rd.ar"
 	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: no build-id\] fx-pie\+0x"
 }
+
+# ------------------------------------------------------------------ the man page
+
+# Every option, wait site, unresolved reason and exit status of the code is
+# in the man page, and the man page has none the code lacks.
+t_man_page_matches_code() {
+	"$HERE/../build/mancheck" > "$W/code.txt"
+	python3 "$HERE/mancheck.py" "$W/code.txt" "$HERE/../i915-stalls.1" "$HERE/../../Kconfig.snippet"
+}
+
+t_json_keys_documented() {
+	# every key of a frame is always there, with and without --lines
+	spawn "$FX/dl/fx-dl"
+	user_dump "$W/u.bin"
+	local lines
+	for lines in "" "--lines"; do
+		# shellcheck disable=SC2086
+		run 1 --kallsyms "$KS" $lines -F json "$W/u.bin"
+		eq "$(jq_ "$W/out" 'sorted(set(tuple(f.keys()) for s in d["stalls"] for f in s["ustack"]))')" \
+			"[('addr', 'symbol', 'offset', 'module', 'module_offset', 'reason', 'file', 'line')]"
+	done
+}
