@@ -304,6 +304,112 @@ t_record_deleted_unreadable_map_files() {
 	has_re "$W/out" "#0  0x[0-9a-f]+ \[unknown: no build-id\] fx-pie\+0x"
 }
 
+# ------------------------------------------------------------------ write errors
+
+t_write_errors() {
+	local args
+	spawn "$FX/plain/fx-pie"
+	user_dump "$W/u.bin"
+	for args in "report" "report -F json" "report -F folded" "report -F svg" "report --stream" \
+		    "summary" "summary -F json"; do
+		# shellcheck disable=SC2086
+		run 2 --kallsyms "$KS" $args "$W/u.bin" -o /dev/full
+		has "$W/err" "/dev/full: write error: No space left on device"
+		# shellcheck disable=SC2086
+		"$BIN" --kallsyms "$KS" $args "$W/u.bin" > /dev/full 2> "$W/err" && { echo "$args: exit 0"; return 1; }
+		has "$W/err" "standard output: write error: No space left on device"
+	done
+	run 2 --kallsyms "$KS" diff "$W/u.bin" "$W/u.bin" -o /dev/full
+	has "$W/err" "write error"
+	run 128 --kallsyms "$KS" diff --threshold=5 "$W/u.bin" "$W/u.bin" -o /dev/full
+	run 2 record -o /dev/full "$W/u.bin"
+	has "$W/err" "/dev/full: write error: No space left on device"
+}
+
+# ------------------------------------------------------------------ UBSan inputs
+
+# The mutated inputs that overflowed signed arithmetic (wall time, diff
+# growth, totals): decoded, shown, no undefined behaviour (the suite runs
+# under UBSan too).
+t_ubsan_inputs() {
+	printf 'header realtime_offset_ns=9223372036854775807\nrec cpu=0 start=18446744073709551615 dur=18446744073709551615 spin=18446744073709551615 u=0x10\nrec cpu=0 start=18446744073709551615 dur=18446744073709551615 u=0x10\n' | mk "$W/o1.bin"
+	printf 'header realtime_offset_ns=-9223372036854775808\nrec cpu=0 start=5 dur=1 error=-2147483648 outcome=3\n' | mk "$W/o2.bin"
+	run 1 --offline "$W/o1.bin"
+	has "$W/out" "18446744073.709551615 2846-10-30T23:21:50.564327Z "	# 128-bit sum
+	run 0 --offline "$W/o2.bin"
+	has "$W/out" "0.000000005 - "		# before 1970
+	has "$W/out" "outcome error -2147483648"
+	run 1 --offline -F json "$W/o1.bin"
+	json_ok "$W/out"
+	eq "$(jq_ "$W/out" 'd["total_ns"]')" 18446744073709551615	# saturated
+	run 1 --offline -F json summary "$W/o1.bin"
+	eq "$(jq_ "$W/out" 'd["stacks"][0]["total_ns"]')" 18446744073709551615
+	run 1 --offline -F json diff "$W/o2.bin" "$W/o1.bin"
+	eq "$(jq_ "$W/out" 'd["rows"][0]["growth_ns"]')" 9223372036854775807
+	run 1 --offline -F json diff "$W/o1.bin" "$W/o2.bin"
+	eq "$(jq_ "$W/out" 'd["rows"][-1]["growth_ns"]')" -9223372036854775808
+	run 1 --offline diff "$W/o1.bin" "$W/o2.bin"
+	has "$W/out" " -9223372036854.775 "
+	run 1 --offline -F folded "$W/o1.bin"
+	has "$W/out" " 36893488147419104"	# two stalls of 18446744073709552 µs (rounded up)
+	run 1 --offline -F svg "$W/o1.bin"
+}
+
+# ------------------------------------------------------------------ caches and scale
+
+# Over the cache budget, entries are evicted one by one and every frame
+# still comes out right: the output equals the one with room for all.
+t_cache_budget() {
+	{
+		echo 'header kernel_anchor_addr=0xffffffff81000000'
+		awk 'BEGIN { for (i = 0; i < 30000; i++)
+			printf "rec cpu=0 start=%d dur=%d pid=%d tgid=%d k=0xffffffff81%06x,0xffffffff81000105 u=0x%x,0x%x\n",
+				i, 1000 + i % 7, i % 50 + 1, i % 50 + 1, 1153 + (i * 7) % 4096, 4194304 + i % 3000, 4194304 + i }'
+	} | mk "$W/many.bin"
+	local args
+	for args in "" "summary" "-F folded" "-F json summary" "-F svg"; do
+		# shellcheck disable=SC2086
+		run 1 --offline --kallsyms "$KS" -v $args "$W/many.bin"
+		mv "$W/out" "$W/big-cache"
+		grep -q ", 0 evicted), stacks [0-9]* ([0-9]* hits, [0-9]* misses, 0 evicted)" "$W/err"
+		# shellcheck disable=SC2086
+		run 1 --offline --kallsyms "$KS" -v --cache-size=1 $args "$W/many.bin"
+		diff -u "$W/big-cache" "$W/out" > /dev/null || { echo "differs with a small cache: $args"; return 1; }
+		# the budget was reached and entries evicted, not everything dropped
+		grep -Eq "symbol caches: [0-9]{6,7} of 1048576 bytes; frames [0-9]+ \([0-9]+ hits, [0-9]+ misses, [1-9][0-9]* evicted\)" "$W/err" ||
+			{ cat "$W/err"; return 1; }
+	done
+}
+
+# folded and svg spill sorted runs to disk past the budget: the same output
+# with 1 MiB as with room for everything, in bounded memory
+t_folded_bounded() {
+	awk 'BEGIN { for (i = 0; i < 40000; i++)
+		printf "rec cpu=0 start=%d dur=%d comm=c%d k=0xffffffff81000105 u=0x%x,0x%x,0x%x\n",
+			i, 1000 + i, i * 7919 % 40000, 4194304 + i, 5242880 + (i * 13) % 40000, 6291456 + i % 97 }' |
+		sed '1i header kernel_anchor_addr=0xffffffff81000000' | mk "$W/d.bin"
+	run 1 --offline --kallsyms "$KS" -F folded "$W/d.bin"
+	mv "$W/out" "$W/f1"
+	[ "$(wc -l < "$W/f1")" = 40000 ]
+	run 1 --offline --kallsyms "$KS" -F folded --cache-size=1 "$W/d.bin"
+	diff -u "$W/f1" "$W/out" > /dev/null || { echo "spilled folded output differs"; return 1; }
+	# frame order: each frame's stacks are consecutive (';' sorts lowest)
+	python3 -c '
+import sys
+lines = [l.rsplit(" ", 1)[0].split(";") for l in open(sys.argv[1])]
+assert lines == sorted(lines), "not in frame order"' "$W/f1"
+	run 1 --offline --kallsyms "$KS" -F svg "$W/d.bin"
+	mv "$W/out" "$W/s1"
+	run 1 --offline --kallsyms "$KS" -F svg --cache-size=1 "$W/d.bin"
+	diff -u "$W/s1" "$W/out" > /dev/null || { echo "spilled svg differs"; return 1; }
+	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$W/s1"
+	local big small
+	big=$(maxrss_kb --offline --kallsyms "$KS" -F folded "$W/d.bin")
+	small=$(maxrss_kb --offline --kallsyms "$KS" -F folded --cache-size=1 "$W/d.bin")
+	echo "peak RSS: folded $big KiB, with a 1 MiB budget $small KiB"
+	[ "$small" -lt "$big" ]
+}
+
 # ------------------------------------------------------------------ the man page
 
 # Every option, wait site, unresolved reason and exit status of the code is
