@@ -36,7 +36,7 @@ static int open_common(struct stall_file *f, const char *name,
 {
 	struct i915_stall_file_header *h = &f->hdr;
 	uint64_t tab_end, rec_end, emitted = 0;
-	uint32_t i;
+	uint32_t i, min_hdr, min_rec;
 
 	memset(f, 0, sizeof(*f));
 	f->name = name;
@@ -59,23 +59,31 @@ static int open_common(struct stall_file *f, const char *name,
 			    "unsupported format version %u.%u (this reader knows %u.x)",
 			    h->version_major, h->version_minor, I915_STALL_VERSION_MAJOR);
 	memcpy(&h->header_size, buf + HOFF(header_size), 4);
-	if (h->header_size < sizeof(*h) || h->header_size > MAX_HEADER_SIZE)
+	/* each minor appends: its header and records are at least its own */
+	min_hdr = FMT_HEADER_MIN(h->version_minor);
+	min_rec = FMT_RECORD_MIN(h->version_minor);
+	if (h->header_size < min_hdr || h->header_size > MAX_HEADER_SIZE)
 		return diag_fail(d, base + HOFF(header_size),
-			    "header_size %u out of range [%zu, %u]", h->header_size,
-			    sizeof(*h), MAX_HEADER_SIZE);
+			    "header_size %u out of range [%u, %u] for format %u.%u", h->header_size,
+			    min_hdr, MAX_HEADER_SIZE, h->version_major, h->version_minor);
 	if (size < h->header_size)
 		return diag_fail(d, base + size, "truncated in the file header (%u bytes needed)",
 			    h->header_size);
 	{
 		uint32_t hs = h->header_size;
 
-		memcpy(h, buf, sizeof(*h));
+		/* a 1.0 header is shorter than a 1.1 struct: the rest stays 0 */
+		memcpy(h, buf, hs < sizeof(*h) ? hs : sizeof(*h));
 		h->header_size = hs;
 	}
-	if (h->record_size < sizeof(struct i915_stall_record) || h->record_size > MAX_RECORD_SIZE ||
+	f->v11 = h->version_minor >= 1;
+	if (f->v11)
+		memcpy(&f->unattributed, buf + FMT11_HDR_UNATTRIBUTED, 8);
+	if (h->record_size < min_rec || h->record_size > MAX_RECORD_SIZE ||
 	    h->record_size % 8)
-		return diag_fail(d, base + HOFF(record_size), "record_size %u invalid (minimum %zu, multiple of 8)",
-			    h->record_size, sizeof(struct i915_stall_record));
+		return diag_fail(d, base + HOFF(record_size),
+			    "record_size %u invalid for format %u.%u (minimum %u, multiple of 8)",
+			    h->record_size, h->version_major, h->version_minor, min_rec);
 	if (h->cpu_entry_size < sizeof(struct i915_stall_cpu_entry) ||
 	    h->cpu_entry_size > MAX_CPU_ENTRY_SIZE || h->cpu_entry_size % 8)
 		return diag_fail(d, base + HOFF(cpu_entry_size),
@@ -293,7 +301,14 @@ const char *site_name(unsigned int site)
 	default: return NULL;
 	}
 #undef SITE_CASE
+#elif I915_STALL_VERSION_MINOR >= 1
+	return i915_stall_site_name(site);
 #else
+	/* a 1.0 shared header: 1.1's sites by the names of the 1.1 header */
+	if (site == FMT_SITE_SYNCOBJ)
+		return "syncobj_wait";
+	if (site == FMT_SITE_SYNCOBJ_TIMELINE)
+		return "syncobj_timeline_wait";
 	return i915_stall_site_name(site);
 #endif
 }
@@ -329,4 +344,20 @@ const char *engine_class_name(unsigned int c)
 	static const char *const n[] = { "rcs", "bcs", "vcs", "vecs", "ccs" };
 
 	return c < sizeof(n) / sizeof(n[0]) ? n[c] : NULL;
+}
+
+/* WAIT_ALL is shown both ways ("all", "any"): the other bits when set. */
+const struct sync_flag_name sync_flag_names[] = {
+	{ FMT_SYNC_WAIT_ALL, "all", "wait_all" },
+	{ FMT_SYNC_FOR_SUBMIT, "for-submit", "for_submit" },
+	{ FMT_SYNC_AVAILABLE, "available", "available" },
+	{ FMT_SYNC_DEADLINE, "deadline", "deadline" },
+	{ FMT_SYNC_UNSUBMITTED, "unsubmitted", "unsubmitted" },
+};
+const size_t sync_flag_count = sizeof(sync_flag_names) / sizeof(sync_flag_names[0]);
+
+bool srec_show_sync(const struct srec *r)
+{
+	return r->site == FMT_SITE_SYNCOBJ || r->site == FMT_SITE_SYNCOBJ_TIMELINE ||
+	       r->fence_count != 1 || r->sync_flags;
 }

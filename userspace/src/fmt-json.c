@@ -76,6 +76,10 @@ static void json_inputs(struct out *o, const struct session *S)
 			  (uint64_t)h->threshold_ns, h->slots_per_cpu, (uint64_t)h->snapshot_ns,
 			  (int64_t)h->realtime_offset_ns, (uint64_t)h->record_count);
 		json_lost(b, f->lost_overwritten, f->lost_torn, f->lost_dropped);
+		if (f->v11)
+			sb_printf(b, ",\"unattributed\":%" PRIu64, f->unattributed);
+		else
+			sb_puts(b, ",\"unattributed\":null");
 		sb_puts(b, ",\"cpus\":[");
 		for (j = 0; j < h->cpu_count; j++) {
 			const struct i915_stall_cpu_entry *c = &f->cpus[j];
@@ -178,6 +182,23 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 		sb_puts(b, ",\"timeout_ns\":null");
 	else
 		sb_printf(b, ",\"timeout_ns\":%" PRIu64, r->timeout_ns);
+	/* 1.1; a 1.0 record reads as one fence, no flags */
+	sb_printf(b, ",\"fence_count\":%u,\"sync_flags\":[", r->fence_count);
+	for (i = 0; i < sync_flag_count; i++) {
+		known |= sync_flag_names[i].bit;
+		if (r->sync_flags & sync_flag_names[i].bit) {
+			sb_printf(b, "%s\"%s\"", none ? "" : ",", sync_flag_names[i].json);
+			none = false;
+		}
+	}
+	for (i = 0; i < 32; i++)	/* from a newer writer */
+		if (r->sync_flags & ~known & (1u << i)) {
+			sb_printf(b, "%s\"0x%x\"", none ? "" : ",", 1u << i);
+			none = false;
+		}
+	sb_putc(b, ']');
+	known = 0;
+	none = true;
 	sb_printf(b, ",\"wait_flags\":\"0x%x\",\"flags\":[", r->wait_flags);
 	for (i = 0; i < ARRAY_SIZE(fl); i++) {
 		known |= fl[i].bit;

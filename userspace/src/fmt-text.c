@@ -33,7 +33,31 @@ void text_input(struct out *o, const struct stall_file *f)
 			  f->lost_overwritten, f->lost_torn, f->lost_dropped, f->recorded);
 	else
 		sb_puts(b, "# no stalls lost\n");
+	if (f->v11)
+		sb_printf(b, "# %" PRIu64 " unattributed waits (of no known device, since boot)\n",
+			  f->unattributed);
 	out_flush(o, false);
+}
+
+/* ", fences 2, all, for-submit": a syncobj wait's fence count and flags */
+static void sync_part(struct sbuf *b, const struct srec *r)
+{
+	uint32_t known = 0;
+	size_t i;
+
+	sb_put(b, ", fences ", 9);
+	sb_dec(b, r->fence_count, 0);
+	sb_puts(b, r->sync_flags & FMT_SYNC_WAIT_ALL ? ", all" : ", any");
+	for (i = 0; i < sync_flag_count; i++) {
+		known |= sync_flag_names[i].bit;
+		if (sync_flag_names[i].bit != FMT_SYNC_WAIT_ALL &&
+		    (r->sync_flags & sync_flag_names[i].bit)) {
+			sb_put(b, ", ", 2);
+			sb_puts(b, sync_flag_names[i].text);
+		}
+	}
+	if (r->sync_flags & ~known)
+		sb_printf(b, ", sync_flags 0x%x", r->sync_flags & ~known);
 }
 
 void text_report_head(struct out *o, const struct session *S, size_t shown)
@@ -127,6 +151,8 @@ void text_stall(struct out *o, const struct sstall *ss)
 		sb_puts(b, "site#");
 		sb_dec(b, r->site, 0);
 	}
+	if (srec_show_sync(r))
+		sync_part(b, r);
 	sb_put(b, ", waited ", 9);
 	sb_ms(b, r->duration_ns);
 	sb_put(b, " ms (spun ", 10);

@@ -204,8 +204,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			usage();
 			return EXIT_OK;
 		case 'V':
-			printf("i915-stalls %s (stall format %u.%u, archive format 1.1)\n", VERSION,
-			       I915_STALL_VERSION_MAJOR, I915_STALL_VERSION_MINOR);
+			printf("i915-stalls %s (stall format %u.0 to %u.%u, archive format 1.1)\n",
+			       VERSION, I915_STALL_VERSION_MAJOR, I915_STALL_VERSION_MAJOR,
+			       FMT_MINOR_KNOWN);
 			return EXIT_OK;
 		}
 		/* long-only options, by name */

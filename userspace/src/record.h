@@ -14,7 +14,9 @@
 #ifndef I915_STALLS_RECORD_H
 #define I915_STALLS_RECORD_H
 
-#include "i915_stall_format.h"
+#include <string.h>
+
+#include "format.h"
 #include "util.h"
 
 struct archive;
@@ -27,6 +29,8 @@ struct stall_file {
 	uint64_t base;		/* offset of buf in the input */
 	uint64_t end;		/* bytes of this stall file (relative to buf) */
 	struct i915_stall_file_header hdr; /* known part, zero extended */
+	bool v11;		/* minor >= 1: 1.1's fields are in the file */
+	uint64_t unattributed;	/* 1.1: header's unattributed, else 0 */
 	struct i915_stall_cpu_entry *cpus; /* cpu_count entries, copied */
 	uint64_t lost_overwritten, lost_torn, lost_dropped, recorded;
 	int index;		/* in the list of stall files of a session */
@@ -46,6 +50,7 @@ struct srec {
 	uint16_t cpu, site, flags;
 	uint8_t outcome, engine_class, engine_instance;
 	uint8_t kdepth, udepth;		/* valid entries in kstack, ustack */
+	uint32_t fence_count, sync_flags; /* 1.1; of a 1.0 record: 1, 0 */
 	const char *comm, *owner_comm;	/* I915_STALL_COMM_LEN bytes, NUL padded */
 	const __u64 *kstack;		/* innermost first, in the input */
 	const __u64 *ustack;		/* ustack[0] the PC, then return addresses */
@@ -65,8 +70,11 @@ struct stall {
 	uint64_t start_ns;		/* the sort key */
 };
 
-/* The view of a version 1 record (p is 8-byte aligned). */
-static inline void srec_v1(const unsigned char *p, struct srec *v)
+/*
+ * The view of a version 1 record (p is 8-byte aligned); v11: the record is
+ * of minor 1 or newer, so 1.1's fields follow 1.0's 640 bytes.
+ */
+static inline void srec_v1(const unsigned char *p, bool v11, struct srec *v)
 {
 	const struct i915_stall_record *r = (const struct i915_stall_record *)(const void *)p;
 
@@ -95,13 +103,20 @@ static inline void srec_v1(const unsigned char *p, struct srec *v)
 	v->owner_comm = r->owner_comm;
 	v->kstack = r->kstack;
 	v->ustack = r->ustack;
+	if (v11) {
+		memcpy(&v->fence_count, p + FMT11_REC_FENCE_COUNT, 4);
+		memcpy(&v->sync_flags, p + FMT11_REC_SYNC_FLAGS, 4);
+	} else {	/* docs/format.md: a 1.0 wait was on one fence */
+		v->fence_count = 1;
+		v->sync_flags = 0;
+	}
 }
 
 /* The view of a record of f (its version picks the decoder). */
 static inline void srec_get(const struct stall_file *f, const unsigned char *raw, struct srec *v)
 {
-	(void)f;	/* one version so far: hdr.version_major == 1 */
-	srec_v1(raw, v);
+	/* one major so far: hdr.version_major == 1 */
+	srec_v1(raw, f->v11, v);
 }
 
 /* Validate header and CPU table. Returns 0, or -1 with *d filled. */
@@ -145,5 +160,16 @@ const char *site_name(unsigned int site);	/* NULL if unknown */
 int site_parse(const char *s);			/* -1 if unknown */
 const char *outcome_name(unsigned int o);	/* NULL if unknown */
 const char *engine_class_name(unsigned int c);	/* NULL if unknown */
+
+/* The I915_STALL_SYNC_* bits of format 1.1, named for text and JSON. */
+struct sync_flag_name {
+	uint32_t bit;
+	const char *text, *json;
+};
+extern const struct sync_flag_name sync_flag_names[];
+extern const size_t sync_flag_count;
+/* Whether the text report shows a record's fence count and sync flags:
+ * always at a syncobj site, elsewhere only when not the plain 1, none. */
+bool srec_show_sync(const struct srec *r);
 
 #endif

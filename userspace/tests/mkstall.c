@@ -6,13 +6,16 @@
  *   mkstall OUT < SPEC
  *
  * SPEC lines (# comments):
- *   header KEY=VALUE...   file header fields (names as in the header struct)
+ *   header KEY=VALUE...   file header fields (names as in the header struct);
+ *                         version_minor=1 makes a 1.1 file (296 B header, 648 B
+ *                         records) with unattributed=N; the default is 1.0
  *   cpu N KEY=VALUE...    CPU table entry (recorded defaults to the sum)
  *   rec KEY=VALUE...      a record: cpu seq start dur spin pid tgid owner error
  *                         wait_flags site outcome engine=C:I fence=CTX:SEQNO
  *                         timeout caller flags comm ocomm k=A,B,.. u=A,B,..
  *                         kdepth udepth (flags for engine/fence/owner are
- *                         set when those are given)
+ *                         set when those are given); 1.1: fences=N (default 1)
+ *                         sync=FLAGS (I915_STALL_SYNC_*)
  *   poke OFF SIZE VALUE   overwrite SIZE (1,2,4,8) bytes at OFF, after layout
  *   truncate N            cut the file to N bytes
  *   end                   write this file and start another one (appended)
@@ -21,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "i915_stall_format.h"
+#include "format.h"	/* the shared header, and the layouts of 1.0 and 1.1 */
 
-#define MAXREC 65536
+#define MAXREC (1 << 20)
 #define MAXCPU 64
 
 struct cpu {
@@ -37,6 +40,9 @@ static int set_hdr_size, set_rec_size, set_cpu_size, set_cpu_count, set_tab, set
 	set_count;
 static struct cpu C[MAXCPU];
 static struct i915_stall_record R[MAXREC];
+/* 1.1's fields, kept apart: the shared header may be 1.0's */
+static struct { __u32 fence_count, sync_flags; } X[MAXREC];
+static __u64 unattributed;
 static int nrec;
 static struct { unsigned long long off, size, val; } pokes[64];
 static int npokes;
@@ -125,6 +131,7 @@ static void header_kv(const char *k, const char *v)
 	if (!strcmp(k, "device")) { strfield(H.device, sizeof(H.device), v); return; }
 	if (!strcmp(k, "release")) { strfield(H.release, sizeof(H.release), v); return; }
 	if (!strcmp(k, "magic")) { strfield(H.magic, sizeof(H.magic), v); return; }
+	if (!strcmp(k, "unattributed")) { unattributed = num(v); return; }
 	die("unknown header field", k);
 }
 
@@ -144,6 +151,8 @@ static int kdepth_set, udepth_set;
 
 static void rec_kv(struct i915_stall_record *r, const char *k, const char *v)
 {
+	int idx = (int)(r - R);
+
 	unsigned long long a, b;
 
 #define N(f, n) if (!strcmp(k, n)) { r->f = num(v); return; }
@@ -153,6 +162,8 @@ static void rec_kv(struct i915_stall_record *r, const char *k, const char *v)
 	N(kstack_depth, "kdepth") N(ustack_depth, "udepth") N(pad0, "pad0")
 #undef N
 	if (!strcmp(k, "flags")) { r->flags |= (__u16)num(v); return; }
+	if (!strcmp(k, "fences")) { X[idx].fence_count = (__u32)num(v); return; }
+	if (!strcmp(k, "sync")) { X[idx].sync_flags = (__u32)num(v); return; }
 	if (!strcmp(k, "comm")) { strfield(r->comm, sizeof(r->comm), unesc(v)); return; }
 	if (!strcmp(k, "ocomm")) { strfield(r->owner_comm, sizeof(r->owner_comm), unesc(v)); return; }
 	if (!strcmp(k, "owner")) { r->owner_pid = (__u32)num(v); r->flags |= I915_STALL_F_OWNER; return; }
@@ -182,7 +193,7 @@ static void reset(void)
 	memset(&H, 0, sizeof(H));
 	memcpy(H.magic, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN);
 	H.version_major = I915_STALL_VERSION_MAJOR;
-	H.version_minor = I915_STALL_VERSION_MINOR;
+	H.version_minor = 0;	/* 1.0 unless the spec says so, whatever the header */
 	H.clock_id = 1;
 	H.kstack_max = I915_STALL_KSTACK_MAX;
 	H.ustack_max = I915_STALL_USTACK_MAX;
@@ -196,6 +207,7 @@ static void reset(void)
 		set_count = 0;
 	memset(C, 0, sizeof(C));
 	nrec = 0;
+	unattributed = 0;
 	npokes = 0;
 	trunc_at = -1;
 }
@@ -215,8 +227,8 @@ static void emit(void)
 			ncpu = R[i].cpu + 1u;
 	if (!ncpu)
 		ncpu = 1;
-	if (!set_hdr_size) H.header_size = sizeof(H);
-	if (!set_rec_size) H.record_size = sizeof(R[0]);
+	if (!set_hdr_size) H.header_size = FMT_HEADER_MIN(H.version_minor);
+	if (!set_rec_size) H.record_size = FMT_RECORD_MIN(H.version_minor);
 	if (!set_cpu_size) H.cpu_entry_size = sizeof(C[0].e);
 	if (!set_cpu_count) H.cpu_count = ncpu;
 	if (!set_tab) H.cpu_table_offset = H.header_size;
@@ -241,7 +253,9 @@ static void emit(void)
 	if (size < H.header_size)
 		size = H.header_size;
 	buf = calloc(1, size + 8);
-	memcpy(buf, &H, sizeof(H) < H.header_size ? sizeof(H) : H.header_size);
+	memcpy(buf, &H, FMT10_HEADER_SIZE < H.header_size ? FMT10_HEADER_SIZE : H.header_size);
+	if (H.header_size >= FMT11_HEADER_SIZE)
+		memcpy(buf + FMT11_HDR_UNATTRIBUTED, &unattributed, 8);
 	for (i = 0; i < ncpu; i++)
 		memcpy(buf + H.cpu_table_offset + i * H.cpu_entry_size, &C[i].e,
 		       sizeof(C[i].e) < H.cpu_entry_size ? sizeof(C[i].e) : H.cpu_entry_size);
@@ -257,7 +271,13 @@ static void emit(void)
 				r.seq = seqs[i];
 			seqs[i] = r.seq + 1;
 			memcpy(buf + H.records_offset + n * H.record_size, &r,
-			       sizeof(r) < H.record_size ? sizeof(r) : H.record_size);
+			       FMT10_RECORD_SIZE < H.record_size ? FMT10_RECORD_SIZE : H.record_size);
+			if (H.record_size >= FMT11_RECORD_SIZE) {
+				unsigned char *p = buf + H.records_offset + n * H.record_size;
+
+				memcpy(p + FMT11_REC_FENCE_COUNT, &X[j].fence_count, 4);
+				memcpy(p + FMT11_REC_SYNC_FLAGS, &X[j].sync_flags, 4);
+			}
 			n++;
 		}
 	for (i = 0; i < (size_t)npokes; i++) {
@@ -319,7 +339,10 @@ int main(int argc, char **argv)
 
 			if (nrec == MAXREC)
 				die("too many records", NULL);
-			r = &R[nrec++];
+			r = &R[nrec];
+			X[nrec].fence_count = 1;
+			X[nrec].sync_flags = 0;
+			nrec++;
 			memset(r, 0, sizeof(*r));
 			r->timeout_ns = I915_STALL_TIMEOUT_NONE;
 			r->engine_class = I915_STALL_ENGINE_NONE;

@@ -126,7 +126,7 @@ t_help() {
 	has "$W/out" "Exit status:"
 	has "$W/out" "125  diff --threshold: NEW unusable or without stalls (bisect skip)"
 	run 0 -V
-	has "$W/out" "stall format 1.0"
+	has "$W/out" "stall format 1.0 to 1.1"
 }
 
 t_usage() {
@@ -176,16 +176,17 @@ t_merge_inputs() {
 }
 
 t_newer_minor() {
-	# a 1.1 writer: bigger header, CPU entries and records
-	sed 's/^header /header version_minor=1 header_size=320 cpu_entry_size=64 record_size=704 /' \
+	# a 1.2 writer: bigger header, CPU entries and records (read as 1.1,
+	# whose header adds the unattributed line)
+	sed 's/^header /header version_minor=2 header_size=320 cpu_entry_size=64 record_size=704 /' \
 		"$SPECS/golden.spec" | mk "$W/minor.bin"
 	run 1 --offline --kallsyms "$KS" "$W/minor.bin"
-	sed 1d "$W/out" > "$W/minor.txt"
+	sed '1d;/^# 0 unattributed waits /d' "$W/out" > "$W/minor.txt"
 	run 1 --offline --kallsyms "$KS" "$W/golden.bin"
 	sed 1d "$W/out" > "$W/base.txt"
 	diff -u "$W/base.txt" "$W/minor.txt"
 	run 1 --offline --kallsyms "$KS" -F json "$W/minor.bin"
-	eq "$(jq_ "$W/out" 'd["inputs"][0]["version"]')" "1.1"
+	eq "$(jq_ "$W/out" 'd["inputs"][0]["version"]')" "1.2"
 }
 
 t_empty_log() {
@@ -581,7 +582,7 @@ t_json_escaping() {
 t_json_stable_keys() {
 	run 1 --offline --kallsyms "$KS" -F json "$W/golden.bin"
 	eq "$(jq_ "$W/out" 'list(d.keys())')" "['format', 'version', 'inputs', 'lost', 'count', 'total_ns', 'stalls']"
-	eq "$(jq_ "$W/out" 'list(d["stalls"][1].keys())')" "['input', 'cpu', 'seq', 'start_ns', 'wall_time', 'duration_ns', 'spin_ns', 'pid', 'tid', 'comm', 'site', 'site_id', 'outcome', 'error', 'engine', 'fence', 'owner', 'timeout_ns', 'wait_flags', 'flags', 'caller', 'kstack', 'ustack']"
+	eq "$(jq_ "$W/out" 'list(d["stalls"][1].keys())')" "['input', 'cpu', 'seq', 'start_ns', 'wall_time', 'duration_ns', 'spin_ns', 'pid', 'tid', 'comm', 'site', 'site_id', 'outcome', 'error', 'engine', 'fence', 'owner', 'timeout_ns', 'fence_count', 'sync_flags', 'wait_flags', 'flags', 'caller', 'kstack', 'ustack']"
 	eq "$(jq_ "$W/out" 'd["stalls"][1]["kstack"][1]')" "{'addr': '0xffffffffc0a00234', 'symbol': 'i915_request_wait', 'offset': '0x34', 'module': 'i915', 'module_offset': None, 'reason': None, 'file': None, 'line': None}"
 	eq "$(jq_ "$W/out" 'd["stalls"][1]["ustack"][0]["reason"]')" "no maps"
 }
@@ -1104,6 +1105,8 @@ t_harness_detects_failure() {
 
 # shellcheck source=cases.sh
 . "$HERE/cases.sh"
+# shellcheck source=format11.sh
+. "$HERE/format11.sh"
 rm -f "$W/compare-summary.txt"
 
 for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}' | grep -E -- "${ONLY:-.}"); do
