@@ -8,6 +8,7 @@
 #
 #   e2e_kernel             path of the kernel image (the KUnit one)
 #   e2e_kernel_has_feature 0 if its vmlinux has the mock control file
+#   e2e_kernel_has_mock_fence 0 if it also has the mock fence file (vkapp)
 #   e2e_build              client, reader and initramfs, when missing/stale
 #   e2e_boot MODE TIMEOUT  boot the guest with e2e.mode=MODE, bring back its
 #                          /tmp/out into $E2E_OUT/MODE/guest; the console log
@@ -33,6 +34,11 @@ e2e_kernel_has_feature() {
 		grep -aq i915_stalls_mock_wait "$E2E_KDIR/vmlinux"
 }
 
+e2e_kernel_has_mock_fence() {
+	[ -f "$E2E_KDIR/vmlinux" ] &&
+		grep -aq i915_stalls_mock_fence "$E2E_KDIR/vmlinux"
+}
+
 # CONFIG_HZ of the kernel build (the tolerance on durations is one jiffy)
 e2e_kernel_hz() {
 	sed -n 's/^CONFIG_HZ=//p' "$E2E_KDIR/.config" 2>/dev/null | head -n 1
@@ -56,7 +62,8 @@ e2e_build() {
 	fi
 	[ -x "$E2E_READER" ] || { e2e_log "no reader at $E2E_READER"; return 1; }
 	if ! e2e_newer "$E2E_INITRD" "$E2E_CLIENT/gpu-demo" "$E2E_CLIENT/libgpu.so" \
-		"$E2E_CLIENT/stall-bench" "$E2E_CLIENT/gpu-demo32" \
+		"$E2E_CLIENT/stall-bench" "$E2E_CLIENT/gpu-demo32" "$E2E_CLIENT/vkapp" \
+		"$E2E_CLIENT/libvkloader.so" "$E2E_CLIENT/libvkdrv.so" \
 		"$E2E_READER" "$E2E_DIR/guest/init" "$E2E_DIR/guest/scenario.sh" \
 		"$E2E_DIR/guest/mkinitramfs.sh"; then
 		bash "$E2E_DIR/guest/mkinitramfs.sh" "$E2E_ROOTFS" "$E2E_INITRD" \

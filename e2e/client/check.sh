@@ -7,7 +7,11 @@
 # installed) its frame-pointer chain at the write is exactly
 #   gpu_wait <- wait_for_gpu <- submit_batch <- render_frame <- main.
 # Then gpu-demo32: both its writes (int $0x80 and glibc's write()) write
-# the delay, and its JSON lines are what check.py expects.
+# the delay, and its JSON lines are what check.py expects.  Then vkapp: it
+# fails cleanly without a device, its loader's trampolines are tail calls,
+# its driver has no frame pointers and the app has, and Debian's libdrm
+# and glibc are as vkdrv.c says (what the guest test's expected user
+# stacks rest on).
 # Prints "ok NAME" / "not ok NAME" lines; exit 1 if any failed.
 set -uo pipefail
 
@@ -77,6 +81,63 @@ assert open(sys.argv[2]).read() == "99"
 PY
 res $? client32-host-plain-file
 "$O/gpu-demo32" 0 > /dev/null 2>&1; [ $? = 2 ]; res $? client32-host-usage
+
+# vkapp, the Vulkan-shaped client: what the kernel's frame-pointer walk of
+# its stack depends on, in the very binaries built and in Debian's libdrm.
+# disasm FILE FUNC: the instructions of FUNC (by its symbol, dynamic too)
+disasm() {
+	local a sz
+	read -r a sz < <({ nm -S --defined-only "$1" 2>/dev/null; nm -D -S --defined-only "$1"; } |
+		awk -v f="$2" '{ sub(/@.*/, "", $4) } $4 == f { print $1, $2; exit }')
+	[ -n "$a" ] || { echo "check: no $2 in $1" >&2; return 1; }
+	objdump -d --no-show-raw-insn --start-address=$((16#$a)) --stop-address=$((16#$a + 16#$sz)) "$1" |
+		awk '/^ *[0-9a-f]+:\t/ { sub(/^ *[0-9a-f]+:\t/, ""); sub(/ *#.*/, ""); print }'
+}
+"$O/vkapp" --render "$tmp/missing" --mock "$tmp/missing" > "$tmp/vk.out" 2> "$tmp/vk.err"
+rc=$?
+[ $rc = 1 ] && grep -qx "vkdrv: $tmp/missing: No such file or directory" "$tmp/vk.err" &&
+	[ ! -s "$tmp/vk.out" ]
+res $? vkapp-host-no-device
+"$O/vkapp" --ms 1,2 > /dev/null 2>&1; [ $? = 2 ]; res $? vkapp-host-usage
+# the loader's trampolines are tail calls: the dispatch table, then a jump
+ok=0
+for f in vkWaitForFences vkWaitSemaphores; do
+	disasm "$O/libvkloader.so" $f | sed -n '1,2p' | tr -s ' ' > "$tmp/tramp"
+	printf 'mov (%%rdi),%%rax\njmp *0x%s(%%rax)\n' "$( [ $f = vkWaitForFences ] && echo 40 || echo 48)" |
+		cmp -s - "$tmp/tramp" || { echo "vkapp: $f is not a tail call:" >&2; cat "$tmp/tramp" >&2; ok=1; }
+done
+res $ok vkloader-tail-calls
+# the driver's functions keep no frame pointer; vkapp's own functions do
+ok=0
+for f in $(nm --defined-only "$O/libvkdrv.so" | awk '$3 ~ /^(drv_|vkdrv_)/ { print $3 }'); do
+	disasm "$O/libvkdrv.so" "$f" > "$tmp/fn"
+	! grep -q 'mov    %rsp,%rbp' "$tmp/fn" || { echo "vkdrv: $f keeps a frame pointer" >&2; ok=1; }
+done
+[ "$(nm --defined-only "$O/libvkdrv.so" | grep -c ' t drv_')" -ge 10 ] || ok=1
+res $ok vkdrv-no-frame-pointers
+ok=0
+for f in draw_frame wait_timeline timeline_main main; do
+	disasm "$O/vkapp" $f > "$tmp/fn"
+	grep -q 'mov    %rsp,%rbp' "$tmp/fn" || { echo "vkapp: $f has no frame pointer" >&2; ok=1; }
+done
+res $ok vkapp-frame-pointers
+# Debian's libdrm: no frame pointers, and drmIoctl() keeps its ioctl
+# argument in %rbp across glibc's ioctl(), which keeps no frame either: so
+# the walk reads the argument struct as the first frame (see vkdrv.c)
+drm=$(ldd "$O/libvkdrv.so" | awk '$1 == "libdrm.so.2" { print $3 }')
+ok=1
+if [ -n "$drm" ] && disasm "$drm" drmIoctl > "$tmp/drmioctl" && disasm "$drm" drmSyncobjWait > "$tmp/drmwait"; then
+	grep -q 'mov    %rdx,%rbp' "$tmp/drmioctl" && ! grep -q 'mov    %rsp,%rbp' "$tmp/drmioctl" "$tmp/drmwait" &&
+		grep -q 'call.*<ioctl@plt>' "$tmp/drmioctl" && ok=0
+	[ $ok = 0 ] || { echo "vkapp: $drm's drmIoctl is not as vkdrv.c describes:" >&2; cat "$tmp/drmioctl" >&2; }
+fi
+res $ok libdrm-drmioctl-rbp-is-arg
+libc=$(ldd "$O/vkapp" | awk '$1 == "libc.so.6" { print $3 }')
+ok=1
+if [ -n "$libc" ] && disasm "$libc" ioctl > "$tmp/ioctl"; then
+	grep -q '^syscall' "$tmp/ioctl" && ! grep -q 'rbp' "$tmp/ioctl" && ok=0
+fi
+res $ok libc-ioctl-no-frame
 
 if command -v gdb > /dev/null; then
 	: > "$tmp/ctl"

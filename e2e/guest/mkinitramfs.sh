@@ -7,8 +7,9 @@
 # the host: every ELF file sits at the path the guest maps it from) and
 # packed into CPIO_GZ.  It holds busybox (static, from Debian's
 # busybox-static), /init and the scenarios, gpu-demo and libgpu.so from
-# CLIENT_DIR in /opt/gpu-demo, the reader as /usr/bin/i915-stalls, and the
-# dynamic loader and every shared library ldd names for them.  ROOTFS_DIR
+# CLIENT_DIR in /opt/gpu-demo (with vkapp, libvkloader.so and libvkdrv.so),
+# the reader as /usr/bin/i915-stalls, and the dynamic loader and every
+# shared library ldd names for them (Debian's libdrm.so.2 among them).  ROOTFS_DIR
 # also gets the host's debug files of those libraries, which stay out of
 # the initramfs.
 set -euo pipefail
@@ -22,7 +23,8 @@ if [ ! -x "$busybox" ] || ! { ldd "$busybox" 2>&1 || true; } | grep -q 'not a dy
 	echo "mkinitramfs: $busybox is missing or not static: apt-get install busybox-static" >&2
 	exit 1
 fi
-for f in "$client/gpu-demo" "$client/libgpu.so" "$reader"; do
+for f in "$client/gpu-demo" "$client/libgpu.so" "$client/vkapp" "$client/libvkloader.so" \
+	"$client/libvkdrv.so" "$reader"; do
 	[ -x "$f" ] || [ -f "$f" ] || { echo "mkinitramfs: missing $f" >&2; exit 1; }
 done
 
@@ -39,11 +41,14 @@ install -m 0755 "$client/gpu-demo" "$root/opt/gpu-demo/gpu-demo"
 install -m 0755 "$client/libgpu.so" "$root/opt/gpu-demo/libgpu.so"
 install -m 0755 "$client/stall-bench" "$root/opt/gpu-demo/stall-bench"
 install -m 0755 "$client/gpu-demo32" "$root/opt/gpu-demo/gpu-demo32"
+for f in vkapp libvkloader.so libvkdrv.so; do
+	install -m 0755 "$client/$f" "$root/opt/gpu-demo/$f"
+done
 install -m 0755 "$reader" "$root/usr/bin/i915-stalls"
 
 # The loader and libraries, as real files at the paths ldd prints (which
 # are the paths the guest's maps will show).
-for elf in "$client/gpu-demo" "$reader"; do
+for elf in "$client/gpu-demo" "$client/vkapp" "$client/libvkdrv.so" "$reader"; do
 	ldd "$elf" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }'
 done | sort -u | while read -r lib; do
 	case $lib in /lib/*|/lib64/*|/usr/lib/*|/usr/lib64/*) ;; *) continue ;; esac
@@ -51,6 +56,8 @@ done | sort -u | while read -r lib; do
 	cp -L "$lib" "$root$lib"
 done
 [ -f "$root/lib64/ld-linux-x86-64.so.2" ] || { echo "mkinitramfs: no dynamic loader copied" >&2; exit 1; }
+[ -n "$(find "$root" -name libdrm.so.2)" ] ||
+	{ echo "mkinitramfs: libdrm.so.2 not copied (apt-get install libdrm-dev)" >&2; exit 1; }
 
 # Host-side symbols only (kept out of the cpio): the separate debug files
 # of those libraries, when the host has them (e.g. libc6-dbg), where the
