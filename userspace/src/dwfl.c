@@ -295,6 +295,226 @@ void dwfl_layer_end(void)
 	memset(&D, 0, sizeof(D));
 }
 
+/* ---------------------------------------------------------------- symbols */
+
+/*
+ * dwfl_module_addrinfo() reads the whole symbol table for every lookup
+ * (__libdwfl_addrsym() in elfutils 0.188): 650 us a frame for a program of
+ * 80k symbols, so a stall log of many distinct stacks took minutes.  Its
+ * answer is kept, found faster: an index of the module's sized symbols by
+ * address gives the ones that cover the address, and its choice among
+ * them is redone here in the same order with the same rules (GLOBAL
+ * symbols first, locals only if none covers it; the closer start, then
+ * the stronger binding, then the smaller size, then the first in the
+ * table).  Where that choice would involve a sizeless symbol (an address
+ * no sized symbol covers) or a symbol value libdwfl resolved (function
+ * descriptors), dwfl_module_addrinfo() itself answers.  The comparison
+ * suite (tests/compare.py) holds the result to eu-addr2line's.
+ */
+struct symidx_ent {
+	uint64_t value, end;	/* the symbol covers [value, end) */
+	uint64_t maxend;	/* the largest end of this and every entry before */
+	const char *name;
+	uint32_t ndx;		/* in libdwfl's symbol table */
+	uint8_t bind;		/* libdwfl's binding_value(): GLOBAL 3, WEAK 2, LOCAL 1 */
+};
+
+struct symidx {
+	struct symidx_ent *e;	/* sized symbols, by value */
+	size_t n;
+	uint64_t *sizeless_global;	/* values of sizeless global symbols, sorted */
+	size_t nsg;
+	int first_global;
+	bool linear;		/* always ask dwfl_module_addrinfo() */
+};
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct symidx_ent *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_ndx(const void *a, const void *b)
+{
+	const struct symidx_ent *x = *(const struct symidx_ent *const *)a;
+	const struct symidx_ent *y = *(const struct symidx_ent *const *)b;
+
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+static uint8_t binding_value(const GElf_Sym *s)
+{
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static struct symidx *symidx_build(Dwfl_Module *mod)
+{
+	struct symidx *x = xcalloc(1, sizeof(*x));
+	int n = dwfl_module_getsymtab(mod), i;
+	size_t cap = 0, sgcap = 0;
+
+	x->first_global = dwfl_module_getsymtab_first_global(mod);
+	if (n < 0 || x->first_global < 0) {
+		x->linear = true;
+		return x;
+	}
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr value;
+		GElf_Word shndx;
+		Elf *elf;
+		Dwarf_Addr bias;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &value, &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_TLS)
+			continue;
+		if (value != sym.st_value + bias) {
+			x->linear = true;	/* resolved: two values to try */
+			break;
+		}
+		if (!sym.st_size) {
+			if (i >= x->first_global) {
+				if (x->nsg == sgcap) {
+					sgcap = sgcap ? sgcap * 2 : 64;
+					x->sizeless_global = xreallocarray(x->sizeless_global, sgcap,
+									   sizeof(uint64_t));
+				}
+				x->sizeless_global[x->nsg++] = value;
+			}
+			continue;
+		}
+		if (x->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			x->e = xreallocarray(x->e, cap, sizeof(*x->e));
+		}
+		x->e[x->n++] = (struct symidx_ent){
+			.value = value,
+			.end = value + sym.st_size < value ? UINT64_MAX : value + sym.st_size,
+			.name = name,
+			.ndx = (uint32_t)i,
+			.bind = binding_value(&sym),
+		};
+	}
+	if (x->n)
+		qsort(x->e, x->n, sizeof(*x->e), cmp_ent);
+	for (size_t k = 0; k < x->n; k++)
+		x->e[k].maxend = k && x->e[k - 1].maxend > x->e[k].end ? x->e[k - 1].maxend : x->e[k].end;
+	if (x->nsg)
+		qsort(x->sizeless_global, x->nsg, sizeof(uint64_t), cmp_u64);
+	return x;
+}
+
+static void symidx_free(struct symidx *x)
+{
+	if (!x)
+		return;
+	free(x->e);
+	free(x->sizeless_global);
+	free(x);
+}
+
+/* try_sym_value()'s choice among the sized symbols covering the address,
+ * in table order */
+static const struct symidx_ent *choose(const struct symidx_ent **c, size_t n)
+{
+	const struct symidx_ent *best = NULL;
+	size_t i;
+
+	if (n > 1)
+		qsort(c, n, sizeof(*c), cmp_ndx);
+	for (i = 0; i < n; i++) {
+		const struct symidx_ent *s = c[i];
+		uint64_t bs = best ? best->end - best->value : 0, ss = s->end - s->value;
+
+		if (!best || best->value < s->value || best->bind < s->bind)
+			best = s;
+		else if (best->value == s->value &&
+			 ((bs > ss && best->bind <= s->bind) || (bs >= ss && best->bind < s->bind)))
+			best = s;
+	}
+	return best;
+}
+
+/* dwfl_module_addrinfo()'s name and offset for a */
+static const char *lookup(struct umod *u, uint64_t a, GElf_Off *off)
+{
+	struct symidx *x = u->idx;
+	const struct symidx_ent *stack_c[16], **c = stack_c, *best = NULL;
+	size_t lo = 0, hi, n = 0, cap = 16, nglob = 0, j;
+	int gstart;
+	GElf_Sym sym;
+
+	if (!x)
+		x = u->idx = symidx_build(u->mod);
+	if (x->linear)
+		goto linear;
+	hi = x->n;
+	while (lo < hi) {	/* entries [0, lo) start at or below a */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->e[mid].value <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	gstart = x->first_global ? x->first_global : 1;
+	for (j = lo; j-- > 0 && x->e[j].maxend > a;) {
+		if (x->e[j].end <= a)
+			continue;
+		if (n == cap) {
+			const struct symidx_ent **nc = xreallocarray(NULL, cap * 2, sizeof(*c));
+
+			memcpy(nc, c, n * sizeof(*c));
+			if (c != stack_c)
+				free(c);
+			c = nc;
+			cap *= 2;
+		}
+		c[n++] = &x->e[j];
+		nglob += x->e[j].ndx >= (uint32_t)gstart;
+	}
+	if (nglob) {
+		/* the global pass finds one: the locals are not searched */
+		for (j = 0, lo = 0; j < n; j++)
+			if (c[j]->ndx >= (uint32_t)gstart)
+				c[lo++] = c[j];
+		best = choose(c, lo);
+	} else if (x->first_global > 1 && n &&
+		   (!x->nsg || !bsearch(&a, x->sizeless_global, x->nsg, sizeof(uint64_t), cmp_u64))) {
+		/* the local pass, with a sized symbol to find */
+		best = choose(c, n);
+	}
+	if (c != stack_c)
+		free(c);
+	if (best) {
+		*off = a - best->value;
+		return best->name;
+	}
+linear:
+	return dwfl_module_addrinfo(u->mod, a, off, &sym, NULL, NULL, NULL);
+}
+
 /* ---------------------------------------------------------------- spaces */
 
 static void lru_unlink(struct aspace *as)
@@ -339,6 +559,8 @@ void dwfl_space_close(struct aspace *as)
 			as->mods[i].mod = NULL;
 			free(as->mods[i].file);
 			as->mods[i].file = NULL;
+			symidx_free(as->mods[i].idx);
+			as->mods[i].idx = NULL;
 		}
 }
 
@@ -592,7 +814,6 @@ void dwfl_resolve(struct aspace *as, struct umod *u, uint64_t addr, uint64_t a,
 	Dwarf_Addr start, end;
 	const char *name;
 	GElf_Off off;
-	GElf_Sym sym;
 
 	if (u->state == 0 || (u->state > 0 && !as->dwfl))
 		report(as, u);
@@ -608,7 +829,7 @@ void dwfl_resolve(struct aspace *as, struct umod *u, uint64_t addr, uint64_t a,
 		return;
 	}
 	out->modoff = a - u->bias + (addr - a);	/* the ELF address */
-	name = dwfl_module_addrinfo(u->mod, a, &off, &sym, NULL, NULL, NULL);
+	name = lookup(u, a, &off);
 	if (!name) {
 		out->reason = dwfl_module_getsymtab(u->mod) > 0 ? R_NO_SYMBOL : R_STRIPPED;
 		return;

@@ -50,6 +50,7 @@ struct umod {
 	void *mod;			/* Dwfl_Module */
 	uint64_t bias;
 	char *file;			/* the file reported */
+	struct symidx *idx;		/* its symbols by address, once looked up */
 };
 
 struct aspace {
