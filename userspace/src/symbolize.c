@@ -43,10 +43,18 @@ struct sent {
 	uint64_t addrs[];	/* depth addresses, then depth frame pointers */
 };
 
-/* an open-addressing table of entries, with its CLOCK hand */
+/*
+ * An open-addressing table of entries, and the CLOCK's queue of them in
+ * the order they came.  The CLOCK runs on the queue, not over the table's
+ * slots: a hand sweeping the slots would leave the table dense just ahead
+ * of it, where it deletes (the slots it passed last are the oldest), and
+ * the probe runs there grew to thousands of entries.
+ */
 struct ctable {
 	struct centry **t;
-	size_t n, cap, hand;
+	size_t n, cap;
+	struct centry **q;	/* ring of the n entries, oldest at qhead */
+	size_t qhead, qcap;
 };
 
 static struct {
@@ -101,7 +109,32 @@ static void ct_reserve(struct ctable *T)
 		if (old[i])
 			ct_put(T, old[i]);
 	free(old);
-	T->hand = 0;
+}
+
+static void q_push(struct ctable *T, struct centry *e)
+{
+	T->q[(T->qhead + T->n) & (T->qcap - 1)] = e;
+}
+
+/* Add e to the table and at the queue's tail. */
+static void ct_insert(struct ctable *T, struct centry *e)
+{
+	ct_reserve(T);
+	if (T->n == T->qcap) {
+		size_t oc = T->qcap, i;
+		struct centry **q = xreallocarray(NULL, oc ? oc * 2 : 1024, sizeof(*q));
+
+		for (i = 0; i < T->n; i++)
+			q[i] = T->q[(T->qhead + i) & (oc - 1)];
+		free(T->q);
+		T->q = q;
+		T->qhead = 0;
+		T->qcap = oc ? oc * 2 : 1024;
+		C.bytes += (T->qcap - oc) * sizeof(*q);
+	}
+	ct_put(T, e);
+	q_push(T, e);
+	T->n++;
 }
 
 /* Remove slot i, shifting back the entries of its probe run. */
@@ -137,23 +170,30 @@ static void free_entry(int table, struct centry *e)
 	free(e);
 }
 
-/* One step of the CLOCK: evict the entry at the hand if it may go. */
+/*
+ * Steps of the CLOCK: take the oldest entry; one in use (by this stall, or
+ * by a cached stack) or used since it last came round goes back to the
+ * tail, the first other one is evicted.
+ */
 static bool ct_evict_one(struct ctable *T, int table, size_t *budget_steps)
 {
-	while (*budget_steps) {
-		struct centry *e;
+	while (*budget_steps && T->n) {
+		struct centry *e = T->q[T->qhead];
+		size_t i;
 
 		(*budget_steps)--;
-		T->hand = (T->hand + 1) & (T->cap - 1);
-		e = T->t[T->hand];
-		if (!e || e->epoch == C.epoch || e->refs)
-			continue;
-		if (e->ref) {
+		T->qhead = (T->qhead + 1) & (T->qcap - 1);
+		T->n--;
+		if (e->epoch == C.epoch || e->refs || e->ref) {
 			e->ref = 0;
+			q_push(T, e);
+			T->n++;
 			continue;
 		}
-		ct_del(T, T->hand);
-		T->hand = (T->hand - 1) & (T->cap - 1);	/* the slot may hold a moved entry */
+		T->n++;		/* ct_del() counts it */
+		for (i = e->hash & (T->cap - 1); T->t[i] != e; i = (i + 1) & (T->cap - 1))
+			;
+		ct_del(T, i);
 		free_entry(table, e);
 		C.evicted[table]++;
 		return true;
@@ -168,10 +208,10 @@ static void make_room(size_t bytes)
 
 	if (C.bytes + bytes <= C.budget)
 		return;
-	steps = C.stacks.cap * 2;
+	steps = C.stacks.n * 2;
 	while (C.bytes + bytes > C.budget && C.stacks.n && ct_evict_one(&C.stacks, 1, &steps))
 		;
-	steps = C.frames.cap * 2;
+	steps = C.frames.n * 2;
 	while (C.bytes + bytes > C.budget && C.frames.n && ct_evict_one(&C.frames, 0, &steps))
 		;
 	/* else: everything left is in use by this stall; go over for now */
@@ -351,9 +391,7 @@ static struct fent *frame_get(const struct stall *s, const void *space, int kind
 	else
 		usym_resolve((struct aspace *)space, addr, kind == K_USER_PC, &fr);
 	e = frame_entry(&fr, kind != K_KERNEL, h, space, kind);
-	ct_reserve(&C.frames);
-	ct_put(&C.frames, &e->c);
-	C.frames.n++;
+	ct_insert(&C.frames, &e->c);
 	return e;
 }
 
@@ -414,9 +452,7 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 			e->st.unresolved++;
 	}
 	C.bytes += len;
-	ct_reserve(&C.stacks);
-	ct_put(&C.stacks, &e->c);
-	C.stacks.n++;
+	ct_insert(&C.stacks, &e->c);
 	return &e->st;
 }
 
@@ -463,6 +499,7 @@ static void ct_free(struct ctable *T, int table)
 		if (T->t[i])
 			free_entry(table, T->t[i]);
 	free(T->t);
+	free(T->q);
 	memset(T, 0, sizeof(*T));
 }
 

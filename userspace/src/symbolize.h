@@ -8,9 +8,11 @@
  *
  * The caches grow within one memory budget (--cache-size).  Once it is
  * reached, entries not used for a while are evicted one at a time (CLOCK:
- * a reference bit per entry, a hand that clears it and evicts the entries
- * found clear), stacks before frames, never the ones the current stall
- * uses; nothing is emptied wholesale.
+ * a reference bit per entry, and a queue of the entries in the order they
+ * came; the oldest goes if its bit is clear, else its bit is cleared and it
+ * goes to the tail), stacks before frames, never the ones the current
+ * stall uses nor a frame a cached stack holds; nothing is emptied
+ * wholesale.
  */
 #ifndef I915_STALLS_SYMBOLIZE_H
 #define I915_STALLS_SYMBOLIZE_H
