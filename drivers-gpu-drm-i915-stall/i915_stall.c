@@ -17,12 +17,17 @@
  * ----------
  * Stalls are recorded at the leaf waits that actually sleep, so one stall
  * is one record and nothing is counted twice: i915_request_wait_timeout()
- * (every wait on an i915 fence, including dma_fence_wait() from anywhere),
- * __i915_active_wait(), and the foreign-fence branch of
- * i915_gem_object_wait_fence().  Each site calls a begin hook at wait entry
- * and an end hook at wait exit.  With no log enabled both are
- * patched-out jumps (a static key) and no clock is read.  Waits shorter
- * than the threshold are dropped before any stack is captured.
+ * (every wait on an i915 request that goes through dma_fence_wait*(), from
+ * anywhere), __i915_active_wait(), the foreign-fence branch of
+ * i915_gem_object_wait_fence(), and the syncobj waits of userspace,
+ * DRM_IOCTL_SYNCOBJ_WAIT and DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, which sleep
+ * on fence callbacks without dma_fence_wait() and which DRM core reports
+ * through &drm_driver.syncobj_wait_begin and &drm_driver.syncobj_wait_end.
+ * Those are the waits of Mesa's iris and of the Vulkan runtime.  Each site
+ * calls a begin hook at wait entry and an end hook at wait exit.  With no
+ * log enabled both are patched-out jumps (a static key) and no clock is
+ * read.  Waits shorter than the threshold are dropped before any stack is
+ * captured.
  *
  * Data structure
  * --------------
@@ -109,9 +114,11 @@
  * synchronize_rcu() waits for every writer still using the old rings.
  */
 
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/kcsan-checks.h>
 #include <linux/debugfs.h>
+#include <linux/dma-fence-unwrap.h>
 #include <linux/fs.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -126,6 +133,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
+
+#include <drm/drm_syncobj.h>
 
 #include "gem/i915_gem_context.h"
 #include "gt/intel_context_types.h"
@@ -145,6 +154,9 @@
 
 /* Any log enabled: the wait sites read the clock only when this is on. */
 DEFINE_STATIC_KEY_FALSE(i915_stall_key);
+
+/* Waits no device's log could take, see __i915_stall_unattributed(). */
+static atomic64_t stall_unattributed = ATOMIC64_INIT(0);
 
 /**
  * struct i915_stall_ring - the records written on one CPU
@@ -268,10 +280,13 @@ static void stall_log_set_enabled(struct i915_stall_log *log, bool enable)
 
 	/* Pairs with the READ_ONCE() in i915_stall_record(). */
 	WRITE_ONCE(log->enabled, enable);
-	if (enable)
+	if (enable) {
 		static_branch_inc(&i915_stall_key);
-	else
+		drm_syncobj_wait_hooks_get();
+	} else {
+		drm_syncobj_wait_hooks_put();
 		static_branch_dec(&i915_stall_key);
+	}
 }
 
 static void stall_log_destroy(struct i915_stall_log *log)
@@ -468,8 +483,9 @@ static noinline void stall_fill(struct i915_stall_record *s, const void *data)
 	s->start_ns = w->start_ns;
 	s->duration_ns = duration;
 	s->spin_ns = info->spin_ns;
+	/* jiffies_to_nsecs() goes through 32-bit microseconds: not that. */
 	s->timeout_ns = info->timeout == MAX_SCHEDULE_TIMEOUT ?
-			I915_STALL_TIMEOUT_NONE : jiffies_to_nsecs(info->timeout);
+			I915_STALL_TIMEOUT_NONE : jiffies64_to_nsecs(info->timeout);
 	s->caller = info->caller;
 	s->pid = task_pid_nr(tsk);
 	s->tgid = task_tgid_nr(tsk);
@@ -486,6 +502,8 @@ static noinline void stall_fill(struct i915_stall_record *s, const void *data)
 			       I915_STALL_F_OWNER);
 	s->fence_context = w->fence_context;
 	s->fence_seqno = w->fence_seqno;
+	s->fence_count = w->fence_count;
+	s->sync_flags = w->sync_flags;
 	if (s->flags & I915_STALL_F_ENGINE) {
 		s->engine_class = w->engine_class;
 		s->engine_instance = w->engine_instance;
@@ -795,6 +813,138 @@ noinline void __i915_stall_dma_fence_end(struct drm_i915_private *i915,
 	stall_record_device(i915, &info);
 }
 
+/**
+ * __i915_stall_unattributed - count a wait no device's log can take
+ * @w: the wait, from i915_stall_begin()
+ *
+ * An i915_active with no i915 request left to name its device, waited on
+ * while some log was enabled.  Every snapshot's header reports the count,
+ * so such waits are never lost silently.
+ */
+void __i915_stall_unattributed(const struct i915_stall_wait *w)
+{
+	atomic64_inc(&stall_unattributed);
+}
+
+/*
+ * The syncobj waits.  DRM core calls these once per wait that sleeps, see
+ * &drm_driver.syncobj_wait_begin; the wait holds its fences from begin to
+ * end, and keeps our struct i915_stall_wait in its driver_private space.
+ */
+static struct i915_stall_wait *stall_syncobj_wait(struct drm_syncobj_wait_info *info)
+{
+	BUILD_BUG_ON(sizeof(struct i915_stall_wait) > sizeof(info->driver_private));
+	return (struct i915_stall_wait *)info->driver_private;
+}
+
+/*
+ * The first i915 request of @fence that has not signalled: @fence itself,
+ * or one inside a dma_fence_chain (a timeline point) or a dma_fence_array
+ * (a merged sync_file, a dma_resv singleton), captured while the container
+ * holds it.  Returns true if one was found.
+ */
+static bool stall_capture_fence(struct i915_stall_wait *w, struct dma_fence *fence)
+{
+	struct dma_fence_unwrap iter;
+	struct dma_fence *f;
+
+	dma_fence_unwrap_for_each(f, &iter, fence) {
+		if (!dma_fence_is_i915(f) || dma_fence_is_signaled(f))
+			continue;
+		__i915_stall_capture_request(w, to_request(f));
+		/* The walk holds the chain link it stopped at. */
+		dma_fence_put(iter.chain);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * i915_stall_syncobj_wait_begin - note a syncobj wait that is about to sleep
+ * @info: the wait, from DRM core
+ *
+ * Captures the first i915 request not yet signalled among the fences, in
+ * the order of the wait's handles, while the wait holds them: its fence,
+ * engine and owner, as for i915_request_wait_timeout().  A wait for all
+ * fences ends no sooner than that request; a wait for any may end on
+ * another.  With no i915 request, the first fence not yet signalled is
+ * named.  A fence that does not exist yet (WAIT_FOR_SUBMIT) is noted as
+ * such: nothing is read of fences that appear later, once they may be
+ * signalled and retired.
+ *
+ * Context: Process context, no locks held.
+ */
+void i915_stall_syncobj_wait_begin(struct drm_syncobj_wait_info *info)
+{
+	struct i915_stall_wait *w = stall_syncobj_wait(info);
+	struct dma_fence *other = NULL;
+	bool found = false;
+	u32 i;
+
+	BUILD_BUG_ON(I915_STALL_SYNC_WAIT_ALL != DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL);
+	BUILD_BUG_ON(I915_STALL_SYNC_FOR_SUBMIT != DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT);
+	BUILD_BUG_ON(I915_STALL_SYNC_AVAILABLE != DRM_SYNCOBJ_WAIT_FLAGS_WAIT_AVAILABLE);
+	BUILD_BUG_ON(I915_STALL_SYNC_DEADLINE != DRM_SYNCOBJ_WAIT_FLAGS_WAIT_DEADLINE);
+
+	if (!i915_stall_begin(w))
+		return;
+	w->fence_count = info->count;
+	w->sync_flags = info->flags & (I915_STALL_SYNC_WAIT_ALL |
+				       I915_STALL_SYNC_FOR_SUBMIT |
+				       I915_STALL_SYNC_AVAILABLE |
+				       I915_STALL_SYNC_DEADLINE);
+
+	for (i = 0; i < info->count; i++) {
+		struct dma_fence *fence = drm_syncobj_wait_info_fence(info, i);
+
+		if (!fence) {
+			w->sync_flags |= I915_STALL_SYNC_UNSUBMITTED;
+			continue;
+		}
+		if (!found)
+			found = stall_capture_fence(w, fence);
+		if (!found && !other && !dma_fence_is_signaled(fence))
+			other = fence;
+	}
+	if (!found && other) {
+		w->fence_context = other->context;
+		w->fence_seqno = other->seqno;
+		w->flags = I915_STALL_F_FENCE;
+	}
+}
+
+/**
+ * i915_stall_syncobj_wait_end - record a syncobj wait that slept
+ * @info: the wait, from DRM core, with its result
+ *
+ * Records into the log of the device the wait came through.
+ *
+ * Context: Process context, no locks held.
+ */
+void i915_stall_syncobj_wait_end(struct drm_syncobj_wait_info *info)
+{
+	const struct i915_stall_wait *w = stall_syncobj_wait(info);
+	const struct i915_stall_info stall = {
+		.wait = w,
+		/*
+		 * The ioctls take an absolute deadline, and Mesa passes
+		 * INT64_MAX for none: record a deadline centuries away as
+		 * no timeout.
+		 */
+		.timeout = jiffies64_to_nsecs(info->timeout) >= KTIME_MAX / 2 ?
+			   MAX_SCHEDULE_TIMEOUT : info->timeout,
+		.ret = info->ret,
+		.caller = _RET_IP_,
+		.wait_flags = I915_WAIT_INTERRUPTIBLE,
+		.site = info->timeline ? I915_STALL_SITE_SYNCOBJ_TIMELINE :
+					 I915_STALL_SITE_SYNCOBJ,
+		.skip = 1,
+	};
+
+	if (i915_stall_active(w))
+		stall_record_device(to_i915(info->dev), &stall);
+}
+
 /*
  * debugfs: the snapshot file and the control files.
  */
@@ -872,7 +1022,7 @@ struct stall_snapshot {
 /*
  * Bytes of a snapshot of @records records and @cpus CPU entries, or 0 if
  * that is more than kvmalloc() allocates (INT_MAX).  With the largest ring
- * of 16384 slots, 204 CPUs fit and 205 do not.
+ * of 16384 slots, 202 CPUs fit and 203 do not.
  */
 static size_t stall_snapshot_bytes(u64 records, unsigned int cpus)
 {
@@ -973,6 +1123,7 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 	if (i915)
 		strscpy(h->device, dev_name(i915->drm.dev));
 	strscpy(h->release, init_utsname()->release);
+	h->unattributed = atomic64_read(&stall_unattributed);
 #ifdef MODULE
 	h->flags |= I915_STALL_H_I915_MODULE;
 	h->i915_text_base = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base;

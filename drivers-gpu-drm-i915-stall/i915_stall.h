@@ -16,6 +16,7 @@
 struct dentry;
 struct dma_fence;
 struct drm_i915_private;
+struct drm_syncobj_wait_info;
 struct i915_request;
 struct i915_stall_log;
 
@@ -25,6 +26,8 @@ struct i915_stall_log;
  * @fence_context: dma_fence context of the awaited fence, if F_FENCE
  * @fence_seqno: its seqno, if F_FENCE
  * @owner_pid: creator of the awaited request's GEM context, if F_OWNER
+ * @fence_count: fences the wait is on
+ * @sync_flags: I915_STALL_SYNC_* of a syncobj wait
  * @flags: I915_STALL_F_FENCE, _ENGINE and _OWNER: the fields captured
  * @engine_class: uabi class of the awaited request's engine, if F_ENGINE
  * @engine_instance: its uabi instance, if F_ENGINE
@@ -40,6 +43,8 @@ struct i915_stall_wait {
 	u64 fence_context;
 	u64 fence_seqno;
 	u32 owner_pid;
+	u32 fence_count;
+	u32 sync_flags;
 	u16 flags;
 	u8 engine_class;
 	u8 engine_instance;
@@ -68,6 +73,10 @@ struct i915_stall_info {
 	unsigned int skip;
 };
 
+/* &drm_driver hooks, set with PTR_IF(IS_ENABLED(CONFIG_DRM_I915_STALL_LOG)) */
+void i915_stall_syncobj_wait_begin(struct drm_syncobj_wait_info *info);
+void i915_stall_syncobj_wait_end(struct drm_syncobj_wait_info *info);
+
 #if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG)
 
 DECLARE_STATIC_KEY_FALSE(i915_stall_key);
@@ -87,6 +96,8 @@ static __always_inline bool i915_stall_begin(struct i915_stall_wait *w)
 	if (static_branch_unlikely(&i915_stall_key)) {
 		w->start_ns = ktime_get_ns();
 		w->flags = 0;
+		w->fence_count = 1;
+		w->sync_flags = 0;
 		return true;
 	}
 	w->start_ns = 0;
@@ -164,6 +175,7 @@ void __i915_stall_fence_end(struct drm_i915_private *i915,
 			    const struct i915_stall_wait *w,
 			    unsigned int flags, long timeout, long ret,
 			    unsigned long caller);
+void __i915_stall_unattributed(const struct i915_stall_wait *w);
 void __i915_stall_dma_fence_begin(struct i915_stall_wait *w,
 				  const struct dma_fence *fence);
 void __i915_stall_dma_fence_end(struct drm_i915_private *i915,
@@ -199,8 +211,12 @@ static __always_inline void
 i915_stall_active_end(struct drm_i915_private *i915,
 		      const struct i915_stall_wait *w, int ret)
 {
-	if (i915_stall_active(w) && i915)
+	if (!i915_stall_active(w))
+		return;
+	if (i915)
 		__i915_stall_active_end(i915, w, ret, _RET_IP_);
+	else
+		__i915_stall_unattributed(w);
 }
 
 /**

@@ -33,7 +33,7 @@
 #define I915_STALL_MAGIC		"I915STL\n"
 #define I915_STALL_MAGIC_LEN		8
 #define I915_STALL_VERSION_MAJOR	1
-#define I915_STALL_VERSION_MINOR	0
+#define I915_STALL_VERSION_MINOR	1
 
 #define I915_STALL_KSTACK_MAX		32
 #define I915_STALL_USTACK_MAX		32
@@ -48,6 +48,8 @@ enum i915_stall_site {
 	I915_STALL_SITE_ACTIVE = 2,		/* __i915_active_wait() */
 	I915_STALL_SITE_OBJECT_FENCE = 3,	/* foreign fence, i915_gem_object_wait() */
 	I915_STALL_SITE_FENCE = 4,		/* bind, unbind or foreign fence */
+	I915_STALL_SITE_SYNCOBJ = 5,		/* DRM_IOCTL_SYNCOBJ_WAIT */
+	I915_STALL_SITE_SYNCOBJ_TIMELINE = 6,	/* DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT */
 	I915_STALL_SITE_TEST = 15,		/* KUnit */
 };
 
@@ -63,6 +65,10 @@ static inline const char *i915_stall_site_name(unsigned int site)
 		return "object_fence_wait";
 	case I915_STALL_SITE_FENCE:
 		return "fence_wait";
+	case I915_STALL_SITE_SYNCOBJ:
+		return "syncobj_wait";
+	case I915_STALL_SITE_SYNCOBJ_TIMELINE:
+		return "syncobj_timeline_wait";
 	case I915_STALL_SITE_TEST:
 		return "test";
 	default:
@@ -86,6 +92,16 @@ enum i915_stall_outcome {
 #define I915_STALL_F_ENGINE		0x10 /* engine_class/engine_instance valid */
 #define I915_STALL_F_FENCE		0x20 /* fence_context/fence_seqno valid */
 #define I915_STALL_F_OWNER		0x40 /* owner_pid/owner_comm valid */
+
+/*
+ * struct i915_stall_record.sync_flags, of the syncobj sites.  The low bits
+ * are the ioctl's DRM_SYNCOBJ_WAIT_FLAGS_*, with the same values.
+ */
+#define I915_STALL_SYNC_WAIT_ALL	0x1 /* all fences, not any */
+#define I915_STALL_SYNC_FOR_SUBMIT	0x2 /* WAIT_FOR_SUBMIT: a fence may not exist yet */
+#define I915_STALL_SYNC_AVAILABLE	0x4 /* WAIT_AVAILABLE: for the fences to exist only */
+#define I915_STALL_SYNC_DEADLINE	0x8 /* a deadline hint was given */
+#define I915_STALL_SYNC_UNSUBMITTED	0x100 /* a fence did not exist yet when the wait slept */
 
 #define I915_STALL_ENGINE_NONE		0xff
 #define I915_STALL_TIMEOUT_NONE		(~(__u64)0)
@@ -123,6 +139,9 @@ struct i915_stall_record {
 	char owner_comm[I915_STALL_COMM_LEN];	/* owner's comm, if F_OWNER */
 	__u64 kstack[I915_STALL_KSTACK_MAX];	/* kernel return addresses, innermost first */
 	__u64 ustack[I915_STALL_USTACK_MAX];	/* user pc, then return addresses */
+	/* 1.1 */
+	__u32 fence_count;	/* fences the wait was on: 1, or the syncobj count */
+	__u32 sync_flags;	/* I915_STALL_SYNC_*, syncobj sites only */
 };
 
 /*
@@ -183,13 +202,15 @@ struct i915_stall_file_header {
 	char i915_anchor[I915_STALL_NAME_LEN];	  /* an i915 text symbol */
 	char device[I915_STALL_NAME_LEN];	  /* dev_name() of the GPU */
 	char release[I915_STALL_RELEASE_LEN];	  /* utsname()->release */
+	/* 1.1 */
+	__u64 unattributed;	/* waits of no known device, all devices, since boot */
 };
 
 /* Every size and offset is ABI; C11 static_assert needs a message. */
 #define I915_STALL_LAYOUT(type, member, off) \
 	static_assert(offsetof(struct type, member) == (off), #type "." #member)
 
-static_assert(sizeof(struct i915_stall_record) == 640, "size of i915_stall_record");
+static_assert(sizeof(struct i915_stall_record) == 648, "size of i915_stall_record");
 I915_STALL_LAYOUT(i915_stall_record, seq, 0);
 I915_STALL_LAYOUT(i915_stall_record, start_ns, 8);
 I915_STALL_LAYOUT(i915_stall_record, duration_ns, 16);
@@ -216,6 +237,8 @@ I915_STALL_LAYOUT(i915_stall_record, comm, 96);
 I915_STALL_LAYOUT(i915_stall_record, owner_comm, 112);
 I915_STALL_LAYOUT(i915_stall_record, kstack, 128);
 I915_STALL_LAYOUT(i915_stall_record, ustack, 384);
+I915_STALL_LAYOUT(i915_stall_record, fence_count, 640);
+I915_STALL_LAYOUT(i915_stall_record, sync_flags, 644);
 
 static_assert(sizeof(struct i915_stall_cpu_entry) == 48, "size of i915_stall_cpu_entry");
 I915_STALL_LAYOUT(i915_stall_cpu_entry, recorded, 0);
@@ -226,7 +249,7 @@ I915_STALL_LAYOUT(i915_stall_cpu_entry, dropped, 32);
 I915_STALL_LAYOUT(i915_stall_cpu_entry, cpu, 40);
 I915_STALL_LAYOUT(i915_stall_cpu_entry, flags, 44);
 
-static_assert(sizeof(struct i915_stall_file_header) == 288, "size of i915_stall_file_header");
+static_assert(sizeof(struct i915_stall_file_header) == 296, "size of i915_stall_file_header");
 I915_STALL_LAYOUT(i915_stall_file_header, magic, 0);
 I915_STALL_LAYOUT(i915_stall_file_header, version_major, 8);
 I915_STALL_LAYOUT(i915_stall_file_header, version_minor, 10);
@@ -254,5 +277,6 @@ I915_STALL_LAYOUT(i915_stall_file_header, kernel_anchor, 128);
 I915_STALL_LAYOUT(i915_stall_file_header, i915_anchor, 160);
 I915_STALL_LAYOUT(i915_stall_file_header, device, 192);
 I915_STALL_LAYOUT(i915_stall_file_header, release, 224);
+I915_STALL_LAYOUT(i915_stall_file_header, unattributed, 288);
 
 #endif /* __I915_STALL_FORMAT_H__ */

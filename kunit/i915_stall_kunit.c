@@ -9,6 +9,9 @@
  *    log of their own, with writers on every CPU for the concurrency case.
  *  - i915_stall_mock: stalls on i915's mock GPU through the real wait
  *    paths (i915_request_wait(), i915_active_wait()).
+ *  - i915_stall_syncobj: DRM_IOCTL_SYNCOBJ_WAIT and _TIMELINE_WAIT on
+ *    mock requests, through drm_ioctl() on a DRM file of the mock device,
+ *    with the ioctl arguments in user memory of the test's own.
  *
  * Test cases run in kernel threads, so every record they make has the
  * KTHREAD flag and an empty user stack; the end-to-end tests of the
@@ -17,6 +20,9 @@
 
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/dma-fence-array.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/file.h>
 #include <linux/kallsyms.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
@@ -28,8 +34,13 @@
 #include "gt/intel_gt.h"
 #include "i915_active.h"
 #include "i915_vma.h"
+#include "selftests/mock_drm.h"
 #include "selftests/mock_gem_device.h"
 #include "selftests/mock_request.h"
+
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_syncobj.h>
 
 #define TEST_SLOTS	16
 
@@ -274,13 +285,13 @@ static void stall_test_empty(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, h->magic, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN);
 	KUNIT_EXPECT_EQ(test, h->version_major, I915_STALL_VERSION_MAJOR);
 	KUNIT_EXPECT_EQ(test, h->version_minor, I915_STALL_VERSION_MINOR);
-	KUNIT_EXPECT_EQ(test, h->header_size, 288);
-	KUNIT_EXPECT_EQ(test, h->record_size, 640);
+	KUNIT_EXPECT_EQ(test, h->header_size, 296);
+	KUNIT_EXPECT_EQ(test, h->record_size, 648);
 	KUNIT_EXPECT_EQ(test, h->cpu_entry_size, 48);
 	KUNIT_EXPECT_EQ(test, h->cpu_count, nr_cpu_ids);
 	KUNIT_EXPECT_EQ(test, h->clock_id, CLOCK_MONOTONIC);
-	KUNIT_EXPECT_EQ(test, h->cpu_table_offset, 288);
-	KUNIT_EXPECT_EQ(test, h->records_offset, 288 + 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->cpu_table_offset, 296);
+	KUNIT_EXPECT_EQ(test, h->records_offset, 296 + 48 * nr_cpu_ids);
 	KUNIT_EXPECT_EQ(test, h->record_count, 0);
 	KUNIT_EXPECT_EQ(test, h->slots_per_cpu, TEST_SLOTS);
 	KUNIT_EXPECT_EQ(test, h->flags & I915_STALL_H_ENABLED, I915_STALL_H_ENABLED);
@@ -343,7 +354,7 @@ static void stall_test_fill(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e->overwritten, p->count - emitted);
 	KUNIT_EXPECT_EQ(test, e->torn, 0);
 	KUNIT_EXPECT_EQ(test, snap->size,
-			snap_header(snap)->records_offset + emitted * 640);
+			snap_header(snap)->records_offset + emitted * 648);
 
 	/* Oldest first, numbered from the clear, byte-exact. */
 	for (i = 0; i < emitted; i++) {
@@ -748,7 +759,7 @@ static void stall_test_file_read(struct kunit *test)
 	tf = test_open(test, log, 4 * PAGE_SIZE);
 	snap = tf->file.private_data;
 	size = snap->size;
-	KUNIT_ASSERT_EQ(test, size, snap_header(snap)->records_offset + TEST_SLOTS * 640);
+	KUNIT_ASSERT_EQ(test, size, snap_header(snap)->records_offset + TEST_SLOTS * 648);
 	buf = kunit_kzalloc(test, size + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 
@@ -784,8 +795,8 @@ static void stall_test_file_read(struct kunit *test)
 	/* lseek: SEEK_SET, SEEK_CUR and SEEK_END against the snapshot size. */
 	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, 100, SEEK_SET), 100);
 	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, 20, SEEK_CUR), 120);
-	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, -640, SEEK_END),
-			(loff_t)size - 640);
+	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, -648, SEEK_END),
+			(loff_t)size - 648);
 	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, -1, SEEK_SET),
 			(loff_t)-EINVAL);
 }
@@ -1087,11 +1098,11 @@ struct bytes_case {
 };
 
 static const struct bytes_case bytes_cases[] = {
-	{ "empty, 4 CPUs", 0, 4, 288 + 4 * 48 },
-	{ "3 records, 4 CPUs", 3, 4, 288 + 4 * 48 + 3 * 640 },
-	{ "16384 slots x 204 CPUs", 16384ull * 204, 204, 288 + 204 * 48 + 16384ull * 204 * 640 },
-	{ "16384 slots x 205 CPUs: over INT_MAX", 16384ull * 205, 205, 0 },
-	{ "16 slots x 8192 CPUs", 16ull * 8192, 8192, 288 + 8192 * 48 + 16ull * 8192 * 640 },
+	{ "empty, 4 CPUs", 0, 4, 296 + 4 * 48 },
+	{ "3 records, 4 CPUs", 3, 4, 296 + 4 * 48 + 3 * 648 },
+	{ "16384 slots x 202 CPUs", 16384ull * 202, 202, 296 + 202 * 48 + 16384ull * 202 * 648 },
+	{ "16384 slots x 203 CPUs: over INT_MAX", 16384ull * 203, 203, 0 },
+	{ "16 slots x 8192 CPUs", 16ull * 8192, 8192, 296 + 8192 * 48 + 16ull * 8192 * 648 },
 	{ "U64_MAX records", U64_MAX, 4, 0 },
 };
 
@@ -1773,6 +1784,33 @@ static void stall_mock_unbind_wait(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kstack_has(test, q, "mock_unbind_caller"));
 }
 
+/*
+ * An active tracking only another driver's fence names no i915 device, so
+ * its wait cannot be recorded: it is counted in every header instead.
+ */
+static void stall_mock_active_unattributed(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	struct foreign_fence *ff = foreign_fence(test, MOCK_DELAY);
+	struct stall_snapshot *before, *after;
+	struct i915_active *ref;
+
+	ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	i915_active_init(ref, NULL, NULL, 0);
+	dma_fence_put(i915_active_set_exclusive(ref, &ff->base));
+
+	before = test_snapshot(test, f->log);
+	KUNIT_EXPECT_EQ(test, mock_active_caller(ref), 0);
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(&ff->base));
+	after = test_snapshot(test, f->log);
+
+	KUNIT_EXPECT_EQ(test, snap_header(after)->record_count, 0);
+	KUNIT_EXPECT_EQ(test, snap_header(after)->unattributed,
+			snap_header(before)->unattributed + 1);
+	i915_active_fini(ref);
+}
+
 static int owner_fn(void *arg)
 {
 	while (!kthread_should_stop())
@@ -1831,16 +1869,26 @@ static void stall_mock_request_retired(struct kunit *test)
 	}
 	kvfree_rcu_barrier();
 
-	/* One record from the wait itself, one from this end hook. */
+	/*
+	 * One record from the wait itself, one from this end hook; the
+	 * flushes above may wait too (they are stalls of their own).
+	 */
 	__i915_stall_request_end(rq->i915, &w, 0, 0, HZ, 1, _THIS_IP_);
 	i915_request_put(rq);
 
 	snap = test_snapshot(test, f->log);
-	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 2);
-	r = snap_rec(snap, 0);
-	if (snap_rec(snap, 1)->caller == _THIS_IP_ || frame_is(snap_rec(snap, 1)->caller,
-							       "stall_mock_request_retired"))
-		r = snap_rec(snap, 1);
+	r = NULL;
+	for (i = 0; i < snap_header(snap)->record_count; i++) {
+		const struct i915_stall_record *q = snap_rec(snap, i);
+
+		kunit_info(test, "record %d: site %u, caller %pS\n", i, q->site,
+			   (void *)q->caller);
+		if (frame_is(q->caller, "stall_mock_request_retired")) {
+			KUNIT_EXPECT_NULL(test, r);
+			r = q;
+		}
+	}
+	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_TRUE(test, frame_is(r->caller, "stall_mock_request_retired"));
 	KUNIT_EXPECT_EQ(test, r->site, I915_STALL_SITE_REQUEST);
 	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC,
@@ -1881,6 +1929,7 @@ static struct kunit_case stall_mock_cases[] = {
 	KUNIT_CASE(stall_mock_object_wait),
 	KUNIT_CASE(stall_mock_bind_wait),
 	KUNIT_CASE(stall_mock_unbind_wait),
+	KUNIT_CASE(stall_mock_active_unattributed),
 	KUNIT_CASE(stall_mock_request_retired),
 	KUNIT_CASE(stall_mock_capture_signalled),
 	{}
@@ -1892,4 +1941,395 @@ static struct kunit_suite stall_mock_suite = {
 	.test_cases = stall_mock_cases,
 };
 
-kunit_test_suites(&stall_suite, &stall_mock_suite);
+/*
+ * The syncobj waits of userspace.  Each case opens a DRM file on the mock
+ * device, puts mock requests into syncobjs with the in-kernel syncobj API,
+ * and waits with the real ioctl through drm_ioctl(), the arguments in user
+ * memory mapped for the test (kunit_vm_mmap()).
+ */
+struct syncobj_fixture {
+	struct mock_fixture *f;
+	struct file *file;
+	void __user *args;	/* the ioctl's argument */
+	u32 __user *handles;
+	u64 __user *points;
+};
+
+static void syncobj_file_put(void *file)
+{
+	fput(file);
+	/* The release is deferred from a kernel thread: run it now. */
+	flush_delayed_fput();
+}
+
+static struct syncobj_fixture *syncobj_fixture(struct kunit *test)
+{
+	struct syncobj_fixture *sf = kunit_kzalloc(test, sizeof(*sf), GFP_KERNEL);
+	unsigned long user;
+
+	KUNIT_ASSERT_NOT_NULL(test, sf);
+	sf->f = test->priv;
+	sf->file = mock_drm_getfile(sf->f->i915->drm.primary, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sf->file));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, syncobj_file_put, sf->file), 0);
+
+	user = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, user, 0, "no user memory");
+	sf->args = (void __user *)user;
+	sf->handles = (u32 __user *)(user + 256);
+	sf->points = (u64 __user *)(user + 512);
+	return sf;
+}
+
+/* A new syncobj of the file holding @fence (NULL: none yet). */
+static u32 syncobj_new(struct kunit *test, struct syncobj_fixture *sf,
+		       struct dma_fence *fence, struct drm_syncobj **out)
+{
+	struct drm_syncobj *syncobj;
+	u32 handle;
+
+	KUNIT_ASSERT_EQ(test, drm_syncobj_create(&syncobj, 0, fence), 0);
+	KUNIT_ASSERT_EQ(test, drm_syncobj_get_handle(to_drm_file(sf->file), syncobj,
+						     &handle), 0);
+	if (out)
+		*out = syncobj;	/* the file's handle holds it */
+	drm_syncobj_put(syncobj);
+	return handle;
+}
+
+/* Not a tail call, so that the function shows in the stack. */
+static noinline long syncobj_wait_caller(struct kunit *test, struct syncobj_fixture *sf,
+					 const u32 *handles, const u64 *points,
+					 u32 count, u32 flags, s64 timeout_ms)
+{
+	s64 abs = timeout_ms < 0 ? S64_MAX :
+		  ktime_get_ns() + timeout_ms * NSEC_PER_MSEC;
+	long ret;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(sf->handles, handles, count * sizeof(*handles)), 0);
+	if (points) {
+		struct drm_syncobj_timeline_wait args = {
+			.handles = (uintptr_t)sf->handles,
+			.points = (uintptr_t)sf->points,
+			.timeout_nsec = abs,
+			.count_handles = count,
+			.flags = flags,
+		};
+
+		KUNIT_ASSERT_EQ(test, copy_to_user(sf->points, points, count * sizeof(*points)),
+				0);
+		KUNIT_ASSERT_EQ(test, copy_to_user(sf->args, &args, sizeof(args)), 0);
+		ret = drm_ioctl(sf->file, DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT,
+				(unsigned long)sf->args);
+	} else {
+		struct drm_syncobj_wait args = {
+			.handles = (uintptr_t)sf->handles,
+			.timeout_nsec = abs,
+			.count_handles = count,
+			.flags = flags,
+		};
+
+		KUNIT_ASSERT_EQ(test, copy_to_user(sf->args, &args, sizeof(args)), 0);
+		ret = drm_ioctl(sf->file, DRM_IOCTL_SYNCOBJ_WAIT, (unsigned long)sf->args);
+	}
+	OPTIMIZER_HIDE_VAR(ret);
+	return ret;
+}
+
+/* The one record a wait made, with what every syncobj record has. */
+static const struct i915_stall_record *
+syncobj_record(struct kunit *test, struct syncobj_fixture *sf, u16 site, u32 count,
+	       u32 sync_flags)
+{
+	struct stall_snapshot *snap = test_snapshot(test, sf->f->log);
+	const struct i915_stall_record *r;
+
+	/* One record: the request hooks saw nothing of the same wait. */
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 1);
+	r = snap_rec(snap, 0);
+	KUNIT_EXPECT_EQ(test, r->site, site);
+	KUNIT_EXPECT_EQ(test, r->fence_count, count);
+	KUNIT_EXPECT_EQ(test, r->sync_flags, sync_flags);
+	KUNIT_EXPECT_EQ(test, r->wait_flags, I915_WAIT_INTERRUPTIBLE);
+	KUNIT_EXPECT_EQ(test, r->pid, task_pid_nr(current));
+	KUNIT_EXPECT_EQ(test, r->spin_ns, 0);
+	KUNIT_EXPECT_TRUE(test, kstack_has(test, r, "drm_syncobj_array_wait_timeout"));
+	KUNIT_EXPECT_TRUE(test, kstack_has(test, r, "drm_ioctl"));
+	KUNIT_EXPECT_TRUE(test, kstack_has(test, r, "syncobj_wait_caller"));
+	return r;
+}
+
+static void expect_request(struct kunit *test, const struct i915_stall_record *r,
+			   const struct i915_request *rq)
+{
+	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC,
+			I915_STALL_F_KTHREAD | I915_STALL_F_FENCE | I915_STALL_F_ENGINE);
+	KUNIT_EXPECT_EQ(test, r->fence_context, rq->fence.context);
+	KUNIT_EXPECT_EQ(test, r->fence_seqno, rq->fence.seqno);
+	KUNIT_EXPECT_EQ(test, r->engine_class, rq->engine->uabi_class);
+	KUNIT_EXPECT_EQ(test, r->engine_instance, rq->engine->uabi_instance);
+}
+
+static void expect_duration(struct kunit *test, const struct i915_stall_record *r,
+			    unsigned long jiffies)
+{
+	KUNIT_EXPECT_GE(test, r->duration_ns, jiffies_to_nsecs(jiffies) - 2 * TICK_NSEC);
+	KUNIT_EXPECT_LT(test, r->duration_ns, jiffies_to_nsecs(jiffies) + MOCK_SLACK_NS);
+}
+
+/* All of two requests: one record, named by the first, as long as both. */
+static void stall_syncobj_all(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct intel_context *ce = sf->f->engine->kernel_context;
+	struct i915_request *a = submit(test, ce, MOCK_DELAY);
+	struct i915_request *b = submit(test, ce, MOCK_DELAY);
+	const struct i915_stall_record *r;
+	u32 h[2];
+
+	h[0] = syncobj_new(test, sf, &a->fence, NULL);
+	h[1] = syncobj_new(test, sf, &b->fence, NULL);
+	KUNIT_ASSERT_EQ(test, syncobj_wait_caller(test, sf, h, NULL, 2,
+						  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, -1), 0);
+	KUNIT_EXPECT_TRUE(test, i915_request_completed(b));
+
+	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 2, I915_STALL_SYNC_WAIT_ALL);
+	expect_request(test, r, a);
+	expect_duration(test, r, 2 * MOCK_DELAY);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
+	KUNIT_EXPECT_EQ(test, r->timeout_ns, I915_STALL_TIMEOUT_NONE);
+}
+
+/* Any of two: ends with the first, which names it; the second still runs. */
+static void stall_syncobj_any(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct intel_context *ce = sf->f->engine->kernel_context;
+	struct i915_request *a = submit(test, ce, MOCK_DELAY);
+	struct i915_request *b = submit(test, ce, 4 * MOCK_DELAY);
+	const struct i915_stall_record *r;
+	u32 h[2];
+
+	h[0] = syncobj_new(test, sf, &b->fence, NULL);
+	h[1] = syncobj_new(test, sf, &a->fence, NULL);
+	KUNIT_ASSERT_EQ(test, syncobj_wait_caller(test, sf, h, NULL, 2, 0, 10000), 0);
+	KUNIT_EXPECT_FALSE(test, i915_request_completed(b));
+
+	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 2, 0);
+	/* The first unsignalled request in handle order. */
+	expect_request(test, r, b);
+	expect_duration(test, r, MOCK_DELAY);
+	KUNIT_EXPECT_LT(test, r->duration_ns, jiffies_to_nsecs(4 * MOCK_DELAY));
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
+	KUNIT_EXPECT_GT(test, r->timeout_ns, 9000 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LE(test, r->timeout_ns, 10000 * NSEC_PER_MSEC + TICK_NSEC);
+	KUNIT_ASSERT_GT(test, i915_request_wait(b, 0, 10 * HZ), 0);
+}
+
+/* A timeline point: the request is found inside the dma_fence_chain. */
+static void stall_syncobj_timeline(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct i915_request *rq = submit(test, sf->f->engine->kernel_context, MOCK_DELAY);
+	const struct i915_stall_record *r;
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	u64 point = 5;
+	u32 h;
+
+	h = syncobj_new(test, sf, NULL, &syncobj);
+	chain = dma_fence_chain_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, chain);
+	drm_syncobj_add_point(syncobj, chain, &rq->fence, point);
+
+	KUNIT_ASSERT_EQ(test, syncobj_wait_caller(test, sf, &h, &point, 1,
+						  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, -1), 0);
+	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ_TIMELINE, 1,
+			   I915_STALL_SYNC_WAIT_ALL);
+	expect_request(test, r, rq);
+	expect_duration(test, r, MOCK_DELAY);
+}
+
+/* A fence array (a merged sync_file): the unsignalled request inside. */
+static void stall_syncobj_array(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct intel_context *ce = sf->f->engine->kernel_context;
+	struct i915_request *done = submit(test, ce, 0);
+	struct i915_request *rq;
+	struct dma_fence_array *array;
+	struct dma_fence **fences;
+	const struct i915_stall_record *r;
+	u32 h;
+
+	KUNIT_ASSERT_GT(test, i915_request_wait(done, 0, HZ), 0);
+	rq = submit(test, ce, MOCK_DELAY);
+	fences = kmalloc_array(2, sizeof(*fences), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fences);
+	fences[0] = dma_fence_get(&done->fence);
+	fences[1] = dma_fence_get(&rq->fence);
+	array = dma_fence_array_create(2, fences, dma_fence_context_alloc(1), 1, false);
+	KUNIT_ASSERT_NOT_NULL(test, array);
+
+	h = syncobj_new(test, sf, &array->base, NULL);
+	dma_fence_put(&array->base);
+	KUNIT_ASSERT_EQ(test, syncobj_wait_caller(test, sf, &h, NULL, 1, 0, -1), 0);
+	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 1, 0);
+	expect_request(test, r, rq);
+	expect_duration(test, r, MOCK_DELAY);
+}
+
+struct late_fence {
+	struct delayed_work work;
+	struct drm_syncobj *syncobj;
+	struct dma_fence *fence;
+};
+
+static void late_fence_fn(struct work_struct *work)
+{
+	struct late_fence *lf = container_of(work, typeof(*lf), work.work);
+
+	drm_syncobj_replace_fence(lf->syncobj, lf->fence);
+}
+
+/*
+ * WAIT_FOR_SUBMIT on a syncobj with no fence yet: the fence arrives later
+ * (and wakes the wait, which sleeps again), and is never named: a fence
+ * that appears during the wait may be signalled and retired by its end.
+ */
+static void stall_syncobj_for_submit(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct late_fence lf = {};
+	const struct i915_stall_record *r;
+	struct i915_request *rq;
+	u32 h;
+
+	h = syncobj_new(test, sf, NULL, &lf.syncobj);
+	rq = submit(test, sf->f->engine->kernel_context, 2 * MOCK_DELAY);
+	lf.fence = &rq->fence;
+	INIT_DELAYED_WORK_ONSTACK(&lf.work, late_fence_fn);
+	schedule_delayed_work(&lf.work, MOCK_DELAY);
+
+	KUNIT_EXPECT_EQ(test, syncobj_wait_caller(test, sf, &h, NULL, 1,
+						  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, -1), 0);
+	flush_delayed_work(&lf.work);
+	destroy_delayed_work_on_stack(&lf.work);
+
+	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 1,
+			   I915_STALL_SYNC_FOR_SUBMIT | I915_STALL_SYNC_UNSUBMITTED);
+	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC, I915_STALL_F_KTHREAD);
+	KUNIT_EXPECT_EQ(test, r->engine_class, I915_STALL_ENGINE_NONE);
+	expect_duration(test, r, 2 * MOCK_DELAY);
+}
+
+static void stall_syncobj_timeout(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct i915_request *rq = submit(test, sf->f->engine->kernel_context, 4 * MOCK_DELAY);
+	const struct i915_stall_record *r;
+	u32 h = syncobj_new(test, sf, &rq->fence, NULL);
+
+	KUNIT_EXPECT_EQ(test, syncobj_wait_caller(test, sf, &h, NULL, 1, 0,
+						  jiffies_to_msecs(MOCK_DELAY)), -ETIME);
+	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 1, 0);
+	expect_request(test, r, rq);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_TIMEDOUT);
+	KUNIT_EXPECT_EQ(test, r->error, 0);
+	expect_duration(test, r, MOCK_DELAY);
+	KUNIT_EXPECT_LE(test, r->timeout_ns, jiffies_to_nsecs(MOCK_DELAY) + TICK_NSEC);
+	KUNIT_EXPECT_GE(test, r->timeout_ns, jiffies_to_nsecs(MOCK_DELAY) - 2 * TICK_NSEC);
+	KUNIT_ASSERT_GT(test, i915_request_wait(rq, 0, 10 * HZ), 0);
+}
+
+struct late_signal {
+	struct delayed_work work;
+	struct task_struct *task;
+};
+
+static void late_signal_fn(struct work_struct *work)
+{
+	struct late_signal *ls = container_of(work, typeof(*ls), work.work);
+
+	send_sig(SIGUSR1, ls->task, 1);
+}
+
+/* A signal ends the wait while it sleeps. */
+static void stall_syncobj_interrupted(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct i915_request *rq = submit(test, sf->f->engine->kernel_context, 4 * MOCK_DELAY);
+	struct late_signal ls = { .task = current };
+	const struct i915_stall_record *r;
+	u32 h = syncobj_new(test, sf, &rq->fence, NULL);
+	long ret;
+
+	allow_signal(SIGUSR1);
+	INIT_DELAYED_WORK_ONSTACK(&ls.work, late_signal_fn);
+	schedule_delayed_work(&ls.work, MOCK_DELAY);
+	ret = syncobj_wait_caller(test, sf, &h, NULL, 1, 0, -1);
+	flush_delayed_work(&ls.work);
+	destroy_delayed_work_on_stack(&ls.work);
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+
+	KUNIT_EXPECT_EQ(test, ret, -ERESTARTSYS);
+	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 1, 0);
+	expect_request(test, r, rq);
+	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_INTERRUPTED);
+	expect_duration(test, r, MOCK_DELAY);
+	KUNIT_ASSERT_GT(test, i915_request_wait(rq, 0, 10 * HZ), 0);
+}
+
+/* Signalled already: the wait never sleeps and nothing is recorded. */
+static void stall_syncobj_signalled(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct i915_request *rq = submit(test, sf->f->engine->kernel_context, 0);
+	struct stall_snapshot *snap;
+	u32 h = syncobj_new(test, sf, &rq->fence, NULL);
+
+	KUNIT_ASSERT_GT(test, i915_request_wait(rq, 0, HZ), 0);
+	KUNIT_ASSERT_EQ(test, stall_threshold_set(sf->f->log, 0), 0);
+	KUNIT_EXPECT_EQ(test, syncobj_wait_caller(test, sf, &h, NULL, 1, 0, -1), 0);
+	snap = test_snapshot(test, sf->f->log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 0);
+}
+
+/* With the log disabled, DRM core calls no hook: nothing is recorded. */
+static void stall_syncobj_disabled(struct kunit *test)
+{
+	struct syncobj_fixture *sf = syncobj_fixture(test);
+	struct i915_request *rq = submit(test, sf->f->engine->kernel_context, MOCK_DELAY);
+	struct stall_snapshot *snap;
+	u32 h = syncobj_new(test, sf, &rq->fence, NULL);
+
+	KUNIT_ASSERT_EQ(test, stall_enable_set(sf->f->log, 0), 0);
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&i915_stall_key));
+	KUNIT_EXPECT_EQ(test, syncobj_wait_caller(test, sf, &h, NULL, 1, 0, -1), 0);
+	KUNIT_ASSERT_EQ(test, stall_enable_set(sf->f->log, 1), 0);
+	snap = test_snapshot(test, sf->f->log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 0);
+}
+
+static struct kunit_case stall_syncobj_cases[] = {
+	KUNIT_CASE(stall_syncobj_all),
+	KUNIT_CASE(stall_syncobj_any),
+	KUNIT_CASE(stall_syncobj_timeline),
+	KUNIT_CASE(stall_syncobj_array),
+	KUNIT_CASE(stall_syncobj_for_submit),
+	KUNIT_CASE(stall_syncobj_timeout),
+	KUNIT_CASE(stall_syncobj_interrupted),
+	KUNIT_CASE(stall_syncobj_signalled),
+	KUNIT_CASE(stall_syncobj_disabled),
+	{}
+};
+
+static struct kunit_suite stall_syncobj_suite = {
+	.name = "i915_stall_syncobj",
+	.init = mock_init,
+	.test_cases = stall_syncobj_cases,
+};
+
+kunit_test_suites(&stall_suite, &stall_mock_suite, &stall_syncobj_suite);

@@ -14,6 +14,13 @@
  * own context.  Only the GPU is mocked: the wait, the record, the ring and
  * the debugfs files are the production code paths.
  *
+ * i915_stalls_mock_fence serves the syncobj waits of real clients: its
+ * I915_STALL_MOCK_FENCE ioctl (i915_stall_mock.h) submits such a request
+ * without waiting and returns its fence as a sync_file, which the client
+ * imports into a syncobj of the mock device's render node and waits on
+ * with DRM_IOCTL_SYNCOBJ_WAIT or DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT, as Mesa
+ * does.
+ *
  * Without CONFIG_DRM_I915_STALL_LOG the same device and waits exist with
  * no log and no hooks: the baseline against which benchmarks measure what
  * the disabled hooks cost.
@@ -33,6 +40,7 @@
 #include <linux/slab.h>
 #include <linux/stacktrace.h>
 #include <linux/string.h>
+#include <linux/sync_file.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm_drv.h>
@@ -47,6 +55,7 @@
 #include "i915_request.h"
 #include "i915_stall.h"
 #include "i915_stall_format.h"
+#include "i915_stall_mock.h"
 #include "i915_trace.h"
 
 /* Waits longer than this are refused: a test should not hang a CPU. */
@@ -128,6 +137,60 @@ static const struct file_operations stall_mock_fops = {
 	.owner = THIS_MODULE,
 	.open = stall_mock_open,
 	.write = stall_mock_write,
+	.release = stall_mock_release,
+};
+
+static long stall_mock_fence_ioctl(struct file *file, unsigned int cmd,
+				   unsigned long arg)
+{
+	struct i915_stall_mock_fence __user *uarg = (void __user *)arg;
+	struct stall_mock_file *mf = file->private_data;
+	struct i915_stall_mock_fence args;
+	struct i915_request *rq;
+	struct sync_file *sf;
+	int fd;
+
+	if (cmd != I915_STALL_MOCK_FENCE)
+		return -ENOTTY;
+	if (copy_from_user(&args, uarg, sizeof(args)))
+		return -EFAULT;
+	if (args.ms > STALL_MOCK_MAX_MS)
+		return -EINVAL;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+
+	rq = mock_request(mf->ce, msecs_to_jiffies(args.ms));
+	if (IS_ERR(rq)) {
+		put_unused_fd(fd);
+		return PTR_ERR(rq);
+	}
+	i915_request_get(rq);
+	i915_request_add(rq);
+	args.fd = fd;
+	args.context = rq->fence.context;
+	args.seqno = rq->fence.seqno;
+	sf = sync_file_create(&rq->fence);
+	i915_request_put(rq);
+	if (!sf) {
+		put_unused_fd(fd);
+		return -ENOMEM;
+	}
+
+	if (copy_to_user(uarg, &args, sizeof(args))) {
+		fput(sf->file);
+		put_unused_fd(fd);
+		return -EFAULT;
+	}
+	fd_install(fd, sf->file);
+	return 0;
+}
+
+static const struct file_operations stall_mock_fence_fops = {
+	.owner = THIS_MODULE,
+	.open = stall_mock_open,
+	.unlocked_ioctl = stall_mock_fence_ioctl,
 	.release = stall_mock_release,
 };
 
@@ -343,6 +406,8 @@ static int __init stall_mock_init(void)
 	i915_stall_debugfs_register(i915, root);
 	debugfs_create_file("i915_stalls_mock_wait", 0200, root, i915,
 			    &stall_mock_fops);
+	debugfs_create_file("i915_stalls_mock_fence", 0600, root, i915,
+			    &stall_mock_fence_fops);
 	debugfs_create_file("i915_stalls_mock_bench", 0600, root, i915,
 			    &stall_bench_fops);
 	pr_info("i915 stall mock: ready in debugfs dri/%s\n", dev_name(i915->drm.dev));
