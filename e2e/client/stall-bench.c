@@ -12,6 +12,12 @@
  *	N mock waits of MS milliseconds from a 32-frame user stack; the
  *	waiting thread's CPU time per wait (what recording adds) and wall
  *	time; pinned to CPU if given
+ *   stall-bench syncwaits DIR DEV N MS [CPU]
+ *	N syncobj waits of MS milliseconds each on the render node DEV, as
+ *	Mesa waits: a mock request's sync_file (DIR/i915_stalls_mock_fence)
+ *	imported into a syncobj, then DRM_IOCTL_SYNCOBJ_WAIT through libc's
+ *	ioctl() from a 32-frame user stack; the wait alone is timed, thread
+ *	CPU time and wall time, as for waits
  *   stall-bench snap DIR N
  *	N snapshots of DIR/i915_stalls: open, read all, close; time each
  */
@@ -23,8 +29,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <drm.h>		/* libdrm's copy of the uAPI */
+#include "i915_stall_mock.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -116,6 +126,47 @@ static int wait_leaf(void *p)
 	return 0;
 }
 
+struct sargs {
+	int dev;
+	uint32_t handle;
+};
+
+/* One DRM_IOCTL_SYNCOBJ_WAIT on @handle, no timeout (INT64_MAX, as Mesa). */
+static int syncwait_leaf(void *p)
+{
+	const struct sargs *a = p;
+	struct drm_syncobj_wait w = {
+		.handles = (uintptr_t)&a->handle,
+		.timeout_nsec = INT64_MAX,
+		.count_handles = 1,
+		.flags = DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL,
+	};
+
+	if (ioctl(a->dev, DRM_IOCTL_SYNCOBJ_WAIT, &w))
+		die("DRM_IOCTL_SYNCOBJ_WAIT");
+	return 0;
+}
+
+/* A syncobj holding the fence of a new mock request of @ms. */
+static uint32_t mock_syncobj(int mock, int dev, unsigned int ms)
+{
+	struct i915_stall_mock_fence f = { .ms = ms };
+	struct drm_syncobj_create c = { 0 };
+	struct drm_syncobj_handle h = { 0 };
+
+	if (ioctl(mock, I915_STALL_MOCK_FENCE, &f))
+		die("I915_STALL_MOCK_FENCE");
+	if (ioctl(dev, DRM_IOCTL_SYNCOBJ_CREATE, &c))
+		die("DRM_IOCTL_SYNCOBJ_CREATE");
+	h.handle = c.handle;
+	h.fd = f.fd;
+	h.flags = DRM_SYNCOBJ_FD_TO_HANDLE_FLAGS_IMPORT_SYNC_FILE;
+	if (ioctl(dev, DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE, &h))
+		die("DRM_IOCTL_SYNCOBJ_FD_TO_HANDLE");
+	close(f.fd);
+	return c.handle;
+}
+
 static void pin(int cpu)
 {
 	cpu_set_t set;
@@ -167,6 +218,51 @@ int main(int argc, char **argv)
 		printf("{\"bench\":\"waits\",\"n\":%d,\"ms\":%s,\"cpu_ns_min\":%llu,"
 		       "\"cpu_ns_p10\":%llu,\"cpu_ns_median\":%llu,\"cpu_ns_mean\":%.0f,"
 		       "\"wall_ns_median\":%llu}\n", n, argv[4],
+		       (unsigned long long)cpu[0], (unsigned long long)cpu[n / 10],
+		       (unsigned long long)cpu[n / 2], (double)sum / n,
+		       (unsigned long long)wall[n / 2]);
+		return 0;
+	}
+	if (argc >= 6 && !strcmp(argv[1], "syncwaits")) {
+		int i, n = atoi(argv[4]), mock;
+		uint64_t *cpu = calloc(n, sizeof(*cpu)), *wall = calloc(n, sizeof(*wall));
+		struct sargs a;
+		uint64_t sum = 0;
+		char path[512];
+
+		if (!cpu || !wall)
+			die("calloc");
+		if (argc >= 7)
+			pin(atoi(argv[6]));
+		snprintf(path, sizeof(path), "%s/i915_stalls_mock_fence", argv[2]);
+		mock = open(path, O_RDWR);
+		if (mock < 0)
+			die(path);
+		a.dev = open(argv[3], O_RDWR);
+		if (a.dev < 0)
+			die(argv[3]);
+		for (i = 0; i < n; i++) {
+			struct drm_syncobj_destroy d;
+			uint64_t c0, w0;
+
+			a.handle = mock_syncobj(mock, a.dev, (unsigned int)atoi(argv[5]));
+			c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			w0 = now_ns(CLOCK_MONOTONIC);
+			deep(32, syncwait_leaf, &a);
+			cpu[i] = now_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+			wall[i] = now_ns(CLOCK_MONOTONIC) - w0;
+			sum += cpu[i];
+			d = (struct drm_syncobj_destroy){ .handle = a.handle };
+			if (ioctl(a.dev, DRM_IOCTL_SYNCOBJ_DESTROY, &d))
+				die("DRM_IOCTL_SYNCOBJ_DESTROY");
+		}
+		close(a.dev);
+		close(mock);
+		qsort(cpu, n, sizeof(*cpu), cmp_u64);
+		qsort(wall, n, sizeof(*wall), cmp_u64);
+		printf("{\"bench\":\"syncwaits\",\"n\":%d,\"ms\":%s,\"cpu_ns_min\":%llu,"
+		       "\"cpu_ns_p10\":%llu,\"cpu_ns_median\":%llu,\"cpu_ns_mean\":%.0f,"
+		       "\"wall_ns_median\":%llu}\n", n, argv[5],
 		       (unsigned long long)cpu[0], (unsigned long long)cpu[n / 10],
 		       (unsigned long long)cpu[n / 2], (double)sum / n,
 		       (unsigned long long)wall[n / 2]);
