@@ -17,6 +17,7 @@
 #   make kunit-kcsan    the same suites on a KCSAN kernel
 #   make userspace      build the reader; make userspace-check tests it
 #   make bench          benchmarks into docs/performance.md
+#   make bench-reader   the reader on repeated and on distinct stacks, host only
 
 CACHE    ?= $(or $(I915_STALL_CACHE),$(HOME)/.cache/i915-stall)
 KBASE    ?= $(CACHE)/linux
@@ -28,7 +29,7 @@ JOBS     ?= $(shell nproc)
 export CACHE KBASE BUILD OUT RESULTS JOBS
 
 .PHONY: all demo test setup base tree export check-sync check-patches \
-	check-build kunit kunit-kcsan userspace userspace-check e2e bench clean
+	check-build kunit kunit-kcsan userspace userspace-check e2e bench bench-reader clean
 
 all: userspace
 
@@ -80,6 +81,9 @@ demo:
 
 bench:
 	bash scripts/bench.sh
+
+bench-reader:
+	bash scripts/bench-reader.sh
 
 # Every suite runs even when an earlier one fails; the last line sums them.
 test:

@@ -180,8 +180,10 @@ every 64 MiB, which bounds `report`'s RSS too. Before these changes the same
 log took 6.9 s to `report` (0.9x perf script) and 3.9 s to `summarize`,
 with 1.25 GiB of RSS. The records here repeat a few stacks, so the caches
 hit almost always; perf's samples come from two processes in a loop
-(`perf bench sched pipe`) and repeat theirs too. A log of many distinct
-stacks pays a symbol lookup per new frame, as perf does."""
+(`perf bench sched pipe`) and repeat theirs too. Distinct stacks cost
+more than a symbol lookup per new frame: every frame of a new stack is a
+cache lookup and a formatting of its own, and past `--cache-size` entries
+are evicted; section 5b measures them."""
 else:
     reader_note = """Not met: profile `summary` and `report` (`perf record`) to see where
 the time goes; mapping the input, decoding in place and caching symbolized

@@ -119,3 +119,5 @@ python3 "$TOP/scripts/bench-report.py" --guest "$G" --work "$W" \
 	--perf-samples "${perf_samples:-0}" --kernel "$(e2e_kernel)" \
 	> "$TOP/docs/performance.md"
 echo "bench: wrote docs/performance.md"
+# section 5b: the reader on repeated and on distinct stacks (host only)
+I915_STALLS=$R bash "$TOP/scripts/bench-reader.sh"

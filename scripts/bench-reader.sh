@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# make bench-reader: the reader on a million records of repeated stacks
+# and on a million records of distinct stacks, and perf script on as many
+# samples of each kind; writes the section "5b" of docs/performance.md
+# (between its bench-reader markers).  Host only: no kernel, no guest.
+# BENCH_REPORT_ONLY=1 rewrites the section from the last run's $OUT/bench-reader.
+#
+# The stacks are real: scripts/bench-walk.py writes a program of
+# BENCH_FUNCS functions (default 20000) with 4 call sites each; each walk
+# takes a pseudo-random path 20 calls deep and, at its end, either writes
+# its stack (read from the frame pointers) as a stall record, or makes a
+# getppid() system call that perf records with its call chain
+# (syscalls:sys_enter_getppid, --call-graph fp).  Repeated: walk i takes
+# the path of walk i % 100.  Distinct: every walk its own path.  The stall
+# records go through tests/mkstall.c and `i915-stalls record`, while the
+# program runs, into an archive with its maps.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$TOP/out}
+W=$OUT/bench-reader
+N=${BENCH_RECORDS:-1000000}
+FUNCS=${BENCH_FUNCS:-20000}
+REPEAT=100
+R=${I915_STALLS:-$TOP/userspace/i915-stalls}
+MK=$TOP/userspace/build/mkstall
+KS=$TOP/userspace/tests/specs/kallsyms.golden
+DOC=${BENCH_DOC:-$TOP/docs/performance.md}
+export LC_ALL=C
+
+if [ -z "${BENCH_REPORT_ONLY:-}" ]; then	# BENCH_REPORT_ONLY=1: only rewrite the doc from $W
+[ -n "${I915_STALLS:-}" ] || make -s -C "$TOP/userspace"
+make -s -C "$TOP/userspace" build/mkstall
+command -v perf > /dev/null || { echo "bench-reader: perf is not installed (scripts/setup.sh)" >&2; exit 1; }
+rm -rf "$W"
+mkdir -p "$W"
+
+python3 "$TOP/scripts/bench-walk.py" "$FUNCS" > "$W/walk.c"
+gcc -O1 -g -fno-omit-frame-pointer -o "$W/walk" "$W/walk.c"
+
+dump() { # NAME REPEAT: NAME.ar, N records of the walks' stacks
+	local name=$1 rep=$2 pid
+	"$W/walk" dump "$N" "$rep" "$W/$name.spec" > "$W/$name.walk" &
+	pid=$!
+	while ! grep -q ready "$W/$name.walk"; do
+		kill -0 "$pid" 2> /dev/null || { echo "bench-reader: walk failed" >&2; exit 1; }
+		sleep 0.2
+	done
+	"$MK" "$W/$name.bin" < "$W/$name.spec"
+	"$R" record --no-kallsyms -o "$W/$name.ar" "$W/$name.bin"
+	kill "$pid"
+	wait "$pid" 2> /dev/null || true
+	rm "$W/$name.spec" "$W/$name.bin"
+}
+dump repeated "$REPEAT"
+dump distinct 0
+
+timed() { # NAME COMMAND...: wall seconds and peak RSS into $W/NAME.time
+	local name=$1
+	shift
+	/usr/bin/time -f '%e %M' -o "$W/$name.time" "$@" > /dev/null 2> "$W/$name.err" ||
+		{ echo "bench-reader: $* failed:" >&2; tail "$W/$name.err" >&2; exit 1; }
+}
+sym=(--offline --kallsyms "$KS")
+for kind in repeated distinct; do
+	for i in 1 2 3; do
+		timed "report-$kind-$i" "$R" report "${sym[@]}" "$W/$kind.ar"
+		timed "summary-$kind-$i" "$R" summary "${sym[@]}" "$W/$kind.ar"
+		timed "folded-$kind-$i" "$R" report -F folded "${sym[@]}" "$W/$kind.ar"
+	done
+	timed "svg-$kind-1" "$R" report -F svg "${sym[@]}" "$W/$kind.ar"
+	# the cache statistics, for the record
+	"$R" report -v "${sym[@]}" "$W/$kind.ar" 2>&1 > /dev/null | grep 'symbol caches' > "$W/$kind.caches" || true
+done
+
+# perf: as many samples of the same walks
+for kind in repeated distinct; do
+	rep=$REPEAT
+	[ $kind = distinct ] && rep=0
+	perf record -q -e syscalls:sys_enter_getppid --call-graph fp -m 64M \
+		-o "$W/perf-$kind.data" -- "$W/walk" perf "$N" "$rep" > /dev/null 2> "$W/perf-$kind.rec"
+	perf script -i "$W/perf-$kind.data" -F ip 2> /dev/null | python3 -c '
+import sys
+stacks, cur, n, frames = set(), [], 0, 0
+for line in sys.stdin:
+    line = line.strip()
+    if line:
+        cur.append(line)
+        continue
+    if cur:
+        stacks.add(hash(tuple(cur)))
+        n += 1
+        frames += len(cur)
+    cur = []
+if cur:
+    stacks.add(hash(tuple(cur)))
+    n += 1
+    frames += len(cur)
+print(n, len(stacks), frames)' > "$W/perf-$kind.count"
+	for i in 1 2 3; do
+		timed "perf-$kind-$i" perf script -i "$W/perf-$kind.data"
+	done
+done
+# the records' distinct stacks: folded has a line for each
+for kind in repeated distinct; do
+	"$R" report -F folded "${sym[@]}" "$W/$kind.ar" 2> /dev/null | wc -l > "$W/$kind.stacks"
+done
+fi
+
+python3 - "$W" "$N" "$FUNCS" "$DOC" "$(perf --version)" <<'PY'
+import re
+import statistics
+import sys
+
+w, n, funcs, doc, perfv = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+
+
+def t(name, runs=3):
+    v = [tuple(float(x) for x in open(f"{w}/{name}-{i}.time").read().split()[-2:])
+         for i in range(1, runs + 1)]
+    return statistics.median(s for s, _ in v), max(m for _, m in v) / 1024
+
+
+rows, fig = [], {}
+for kind in ("repeated", "distinct"):
+    stacks = int(open(f"{w}/{kind}.stacks").read())
+    samples, pstacks, pframes = (int(x) for x in open(f"{w}/perf-{kind}.count").read().split())
+    for cmd in ("report", "summary", "folded"):
+        fig[cmd, kind] = t(f"{cmd}-{kind}")
+    fig["svg", kind] = t(f"svg-{kind}", 1)
+    fig["perf", kind] = t(f"perf-{kind}")
+    fig["stacks", kind] = stacks
+    fig["psamples", kind], fig["pstacks", kind], fig["pframes", kind] = samples, pstacks, pframes
+    fig["caches", kind] = open(f"{w}/{kind}.caches").read().strip().replace("i915-stalls: ", "")
+
+
+def rate(k, s):
+    return f"{k / s:,.0f}"
+
+
+ratio = fig["report", "distinct"][0] / fig["report", "repeated"][0]
+met = lambda ok: "**met**" if ok else "**not met**"
+out = ["<!-- bench-reader: written by scripts/bench-reader.sh (make bench-reader); edits are lost -->",
+       "## 5b. The reader on distinct stacks",
+       "",
+       f"Measured by `make bench-reader` (`scripts/bench-reader.sh`), on the host: a program of {funcs:,}",
+       "functions with 4 call sites each (`scripts/bench-walk.py`) walks pseudo-random paths 20 calls",
+       "deep; at the end of each walk it writes its stack, read from the frame pointers, as a stall",
+       "record (23 user frames, 5 to 7 kernel frames of `tests/specs/kallsyms.golden`), or makes a",
+       "`getppid()` system call that `perf record -e syscalls:sys_enter_getppid --call-graph fp` samples.",
+       f"**Repeated**: walk i takes the path of walk i % 100. **Distinct**: every walk its own path.",
+       f"{n:,} records in a `record` archive of the running program, symbolized with",
+       "`--offline --kallsyms tests/specs/kallsyms.golden`; perf on as many samples of the same walks.",
+       f"Medians of 3 runs (`svg`: one run); peak RSS the largest. {perfv}.",
+       "",
+       "| | repeated | distinct | distinct / repeated |",
+       "|---|---|---|---|",
+       f"| distinct stacks | {fig['stacks', 'repeated']:,} | {fig['stacks', 'distinct']:,} | |"]
+for cmd, label in (("report", "`i915-stalls report ARCHIVE`"), ("summary", "`i915-stalls summary ARCHIVE`"),
+                   ("folded", "`i915-stalls report -F folded ARCHIVE`"), ("svg", "`i915-stalls report -F svg ARCHIVE`")):
+    a, b = fig[cmd, "repeated"], fig[cmd, "distinct"]
+    out.append(f"| {label} | {a[0]:.2f} s, {rate(n, a[0])} records/s, {a[1]:.0f} MiB | "
+               f"{b[0]:.2f} s, {rate(n, b[0])} records/s, {b[1]:.0f} MiB | {b[0] / a[0]:.2f}x |")
+pa, pb = fig["perf", "repeated"], fig["perf", "distinct"]
+out.append(f"| `perf script` ({fig['psamples', 'repeated']:,} and {fig['psamples', 'distinct']:,} samples; "
+           f"{fig['pstacks', 'repeated']:,} and {fig['pstacks', 'distinct']:,} distinct stacks; "
+           f"{fig['pframes', 'distinct'] / max(1, fig['psamples', 'distinct']):.1f} frames a sample) | "
+           f"{pa[0]:.2f} s, {rate(fig['psamples', 'repeated'], pa[0])} samples/s, {pa[1]:.0f} MiB | "
+           f"{pb[0]:.2f} s, {rate(fig['psamples', 'distinct'], pb[0])} samples/s, {pb[1]:.0f} MiB | {pb[0] / pa[0]:.2f}x |")
+over = {k: (n / fig["report", k][0]) / (fig["psamples", k] / fig["perf", k][0]) for k in ("repeated", "distinct")}
+out += ["",
+        "| # | what | measured | goal | |",
+        "|---|---|---|---|---|",
+        f"| 5b | `report` on distinct stacks over repeated stacks | {ratio:.2f}x the time | <= 2x | {met(ratio <= 2)} |",
+        f"| 5b | `report` over `perf script`, repeated stacks (records/s over samples/s) | {over['repeated']:.1f}x | >= 5x | {met(over['repeated'] >= 5)} |",
+        f"| 5b | `report` over `perf script`, distinct stacks | {over['distinct']:.1f}x | >= 5x | {met(over['distinct'] >= 5)} |",
+        f"| 6b | peak RSS on distinct stacks: `report`, `summary`, `folded`, `svg` | "
+        f"{fig['report', 'distinct'][1]:.0f}, {fig['summary', 'distinct'][1]:.0f}, {fig['folded', 'distinct'][1]:.0f}, "
+        f"{fig['svg', 'distinct'][1]:.0f} MiB | bounded by `--cache-size` (128 MiB) plus the input's page cache | |",
+        "",
+        "The symbol caches after `report` (`-v`):",
+        "",
+        f"- repeated: {fig['caches', 'repeated']}",
+        f"- distinct: {fig['caches', 'distinct']}",
+        "",
+        "perf's samples have no kernel frames (a system call's entry tracepoint); the records have 5 to 7.",
+        "<!-- bench-reader end -->"]
+block = "\n".join(out)
+text = open(doc).read()
+pat = re.compile(r"<!-- bench-reader:.*?<!-- bench-reader end -->", re.S)
+if pat.search(text):
+    text = pat.sub(lambda _: block, text)
+else:
+    text = text.replace("## 6. Memory", block + "\n\n## 6. Memory", 1)
+open(doc, "w").write(text)
+print("\n".join(out[13:]))
+PY
+echo "bench-reader: wrote $DOC"
