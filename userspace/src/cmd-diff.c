@@ -337,8 +337,8 @@ int cmd_diff(struct opts *o)
 
 		for (i = 0; i < ncap; i++)
 			ob[i] = sc[i].all;
-		rc = stats_compare(&cfg, ob, n_old, ob + n_old, n_new, stats_stream("all", "all"),
-				   &D.all);
+		/* stream 0, as stats_verdict(): the same interval as the verdict's */
+		rc = stats_compare(&cfg, ob, n_old, ob + n_old, n_new, 0, &D.all);
 		free(ob);
 		if (rc) {
 			errx_("diff: %s", strerror(errno));
@@ -408,8 +408,9 @@ int cmd_diff(struct opts *o)
 			struct sbuf t = { 0 };
 
 			diff_effect(&t, o->metric, &v.all);
-			warnx_("%zu OLD, %zu NEW captures: %s, U %.1f of %zu, p %.4g: %s", n_old,
-			       n_new, sb_str(&t), v.all.u, n_old * n_new, v.all.p_greater, D.verdict);
+			warnx_("%zu OLD, %zu NEW captures: %s, U %.1f of %zu, p(NEW higher) %.3g: %s",
+			       n_old, n_new, sb_str(&t), v.all.u, n_old * n_new, v.all.p_greater,
+			       D.verdict);
 			sb_free(&t);
 		} else
 			warnx_("%s", D.verdict);

@@ -357,7 +357,8 @@ void text_diff(struct out *o, struct diff *D)
 	side_line(b, "old", D->n_old, a->old_count, a->old_total, a->old_p99);
 	side_line(b, "new", D->n_new, a->new_count, a->new_total, a->new_p99);
 	diff_effect(b, D->metric, a);
-	sb_printf(b, ", U %.1f of %zu, p %.3g\n", a->u, D->n_old * D->n_new, a->p);
+	sb_printf(b, ", U %.1f of %zu, p %.3g, p(NEW higher) %.3g\n", a->u, D->n_old * D->n_new,
+		  a->p, a->p_greater);
 	if (D->verdict) {
 		sb_printf(b, "verdict: %s (exit %d)\n", D->verdict, D->verdict_exit);
 		for (i = 0; i < D->nreasons; i++)

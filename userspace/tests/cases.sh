@@ -321,7 +321,8 @@ t_write_errors() {
 	done
 	run 2 --kallsyms "$KS" diff "$W/u.bin" "$W/u.bin" -o /dev/full
 	has "$W/err" "write error"
-	run 128 --kallsyms "$KS" diff --threshold=5 "$W/u.bin" "$W/u.bin" -o /dev/full
+	run 128 --kallsyms "$KS" diff --min-growth=5 -o /dev/full "$W/u.bin" -- "$W/u.bin"
+	has "$W/err" "write error"
 	run 2 record -o /dev/full "$W/u.bin"
 	has "$W/err" "/dev/full: write error: No space left on device"
 }

@@ -1043,7 +1043,7 @@ t_diff() {
 	printf 'rec cpu=0 dur=1000000 site=1\nrec cpu=0 dur=1000000 site=2\n' | mk "$W/old.bin"
 	printf 'rec cpu=0 dur=1000000 site=1\nrec cpu=0 dur=5000000 site=2\nrec cpu=0 dur=2000000 site=3\n' | mk "$W/new.bin"
 	run 0 --offline diff "$W/old.bin" "$W/new.bin"
-	has "$W/out" "total +6.000 ms per capture (+300.0%), U 1.0 of 1, p 1"
+	has "$W/out" "total +6.000 ms per capture (+300.0%), U 1.0 of 1, p 1, p(NEW higher) 0.5"
 	# sorted by delta: the (only) user stack +6 ms, active_wait +4 ms, ...
 	eq "$(sed -n 6p "$W/out" | awk '{print $7, $9, $(NF-3), $(NF-2)}')" "+6.000 +300.0% stack [no"
 	eq "$(sed -n 7p "$W/out" | awk '{print $7, $NF}')" "+4.000 active_wait"
@@ -1093,7 +1093,7 @@ t_diff_one_noisy_capture_is_good() {
 	done
 	run 0 --offline --metric=total diff --site=1 "${o[@]}" -- "${n[@]}"
 	has "$W/err" "8 OLD, 8 NEW captures: total +12.371 ms per capture"
-	has "$W/err" "U 36.0 of 64, p 0.3"
+	has "$W/err" "U 36.0 of 64, p(NEW higher) 0.3"
 	has "$W/err" ": good"
 	has "$W/out" "verdict: good (exit 0)"
 	# one capture a side more above: the same
@@ -1120,10 +1120,10 @@ t_diff_captures() {
 	has "$W/out" "old: 5 captures; per capture 3.0 stalls, 3.503 ms, p99 2.000 ms"
 	has "$W/out" "new: 5 captures; per capture 3.0 stalls, 4.703 ms, p99 3.003 ms"
 	has "$W/out" "total +1.200 ms per capture ["
-	has "$W/out" "U 25.0 of 25, p 0.00794"
+	has "$W/out" "U 25.0 of 25, p 0.00794, p(NEW higher) 0.00397"
 	has "$W/out" "verdict: bad (exit 1)"
 	has "$W/err" "5 OLD, 5 NEW captures: total +1.200 ms per capture"
-	has "$W/err" "U 25.0 of 25, p 0.003968: bad"
+	has "$W/err" "U 25.0 of 25, p(NEW higher) 0.00397: bad"
 	# rows by delta; every site changed in every capture: all four found
 	# (Benjamini-Hochberg: q = p = 2/252), marked + or -
 	eq "$(sed -n 7p "$W/out" | awk '{print $7, $(NF-2), $(NF-1), $NF}')" "+2.000 + site request_wait"
@@ -1267,7 +1267,7 @@ t_diff_folded_two_columns() {
 	run 64 --offline --kallsyms "$W/known.ks" -F folded diff "$W"/ko?.bin "$W"/kn?.bin
 	# the verdict of all stalls: 600 -> 700 us in every capture, bad
 	run 1 --offline --kallsyms "$W/known.ks" -F folded diff "$W"/ko?.bin -- "$W"/kn?.bin
-	has "$W/err" "U 9.0 of 9, p 0.05: bad"
+	has "$W/err" "U 9.0 of 9, p(NEW higher) 0.05: bad"
 	cat > "$W/want" <<'EOF2'
 app-5/5;load_assets_[k] 200 200
 app-5/5;run_frame_[k];queue_submit_[k] 200 100
