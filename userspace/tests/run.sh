@@ -1354,6 +1354,49 @@ t_svg_contract_flame() {
 	diff -u <(frames "$W/ref.svg") <(frames "$W/f.svg")
 }
 
+# i915-stalls-bisect with this reader on a fake debugfs: the workload
+# writes the log a run would leave (stalls of 1 ms + K * 10 us in run K,
+# times $SLOW percent)
+t_bisect_helper_with_the_reader() {
+	local d=$W/dri/0 rc B=$HERE/../i915-stalls-bisect
+	mkdir -p "$d"
+	echo 0 > "$d/i915_stalls_enable"
+	echo 1000 > "$d/i915_stalls_threshold_us"
+	: > "$d/i915_stalls_clear"
+	: > "$d/i915_stalls"
+	cat > "$W/work.sh" <<WORK
+#!/bin/bash
+dur=\$(( (1000000 + I915_STALLS_RUN * 10000) * \${SLOW:-100} / 100 ))
+lost=
+[ "\${LOSSY:-x}" != "\$I915_STALLS_RUN" ] || lost=dropped=5
+printf 'cpu 0 %s\nrec cpu=0 dur=%s site=1 comm=frame-test pid=9 tgid=9\nrec cpu=0 dur=%s site=2 comm=frame-test pid=9 tgid=9\n' \
+	"\$lost" "\$dur" "\$dur" | "$MK" "$d/i915_stalls"
+WORK
+	chmod +x "$W/work.sh"
+	export I915_STALLS_DEBUGFS=$W/dri I915_STALLS=$BIN
+	"$B" capture -o "$W/ref" -n 6 -- "$W/work.sh" 2> "$W/err"
+	eq "$(ls "$W/ref" | tr '\n' ' ')" "capture-1.bin capture-2.bin capture-3.bin capture-4.bin capture-5.bin capture-6.bin "
+	# the same kernel: good
+	rc=0; "$B" run --ref="$W/ref" -n 6 -D --offline -- "$W/work.sh" > "$W/out" 2> "$W/err" || rc=$?
+	eq "$rc" 0
+	has "$W/err" "6 OLD, 6 NEW captures: total +0.000 ms per capture"
+	has "$W/out" "verdict: good (exit 0)"
+	# 50% slower: bad
+	rc=0; SLOW=150 "$B" run --ref="$W/ref" -n 6 -D --offline -- "$W/work.sh" > "$W/out" 2> "$W/err" || rc=$?
+	eq "$rc" 1
+	has "$W/err" "U 36.0 of 36, p(NEW higher) 0.00108: bad"
+	# run 3 lost 5 of its 7 stalls: skip, saying why
+	rc=0; LOSSY=3 SLOW=150 "$B" run --ref="$W/ref" -n 6 -D --offline -- "$W/work.sh" > "$W/out" 2> "$W/err" || rc=$?
+	eq "$rc" 125
+	has_re "$W/err" "capture-3.bin: lost 71.43% of its stalls \(5 of 7\), more than 1.00%"
+	# a filter that leaves nothing: the reference is unusable, abort
+	rc=0; "$B" run --ref="$W/ref" -n 6 -D --offline -D --comm=nobody -- "$W/work.sh" > "$W/out" 2> "$W/err" || rc=$?
+	eq "$rc" 128
+	has "$W/err" "capture-1.bin: no stalls to compare"
+	eq "$(cat "$d/i915_stalls_enable")" 0	# put back
+	unset I915_STALLS_DEBUGFS I915_STALLS
+}
+
 # ------------------------------------------------------------------ run
 
 # The harness itself: a check that fails before the last line must fail
