@@ -118,6 +118,8 @@ done
 python3 "$TOP/scripts/bench-report.py" --guest "$G" --work "$W" \
 	--perf-samples "${perf_samples:-0}" --kernel "$(e2e_kernel)" \
 	> "$TOP/docs/performance.md"
+# diff at scale: host only, its own section
+I915_STALLS=$R bash "$TOP/scripts/bench-diff.sh" "$W/diff" >> "$TOP/docs/performance.md"
 echo "bench: wrote docs/performance.md"
 # section 5b: the reader on repeated and on distinct stacks (host only)
 I915_STALLS=$R bash "$TOP/scripts/bench-reader.sh"

@@ -593,3 +593,63 @@ void fagg_free(struct fagg *A)
 	free(A->cur);
 	memset(A, 0, sizeof(*A));
 }
+
+/* ---------------------------------------------------------------- merge */
+
+void fmerge_init(struct fmerge *M, struct fagg *a, struct fagg *b)
+{
+	memset(M, 0, sizeof(*M));
+	M->a = a;
+	M->b = b;
+	M->adv_a = M->adv_b = true;
+}
+
+static int fmerge_read(struct fagg *A, struct sbuf *k, uint64_t *w)
+{
+	const char *key;
+	size_t len;
+	int rc = fagg_next(A, &key, &len, w);
+
+	if (rc > 0) {
+		sb_reset(k);
+		sb_put(k, key, len);
+	}
+	return rc;
+}
+
+int fmerge_next(struct fmerge *M, const char **key, size_t *len, uint64_t *wa, uint64_t *wb)
+{
+	size_t n;
+	int c;
+
+	if (M->adv_a && (M->ra = fmerge_read(M->a, &M->ka, &M->wa)) < 0)
+		return -1;
+	if (M->adv_b && (M->rb = fmerge_read(M->b, &M->kb, &M->wb)) < 0)
+		return -1;
+	M->adv_a = M->adv_b = false;
+	if (!M->ra && !M->rb)
+		return 0;
+	if (!M->ra) {
+		c = 1;
+	} else if (!M->rb) {
+		c = -1;
+	} else {
+		n = M->ka.len < M->kb.len ? M->ka.len : M->kb.len;
+		c = memcmp(M->ka.p, M->kb.p, n);
+		if (!c)
+			c = (M->ka.len > M->kb.len) - (M->ka.len < M->kb.len);
+	}
+	*wa = c <= 0 ? M->wa : 0;
+	*wb = c >= 0 ? M->wb : 0;
+	*key = c <= 0 ? M->ka.p : M->kb.p;
+	*len = c <= 0 ? M->ka.len : M->kb.len;
+	M->adv_a = c <= 0;
+	M->adv_b = c >= 0;
+	return 1;
+}
+
+void fmerge_free(struct fmerge *M)
+{
+	sb_free(&M->ka);
+	sb_free(&M->kb);
+}

@@ -95,6 +95,20 @@ int fagg_finish(struct fagg *A);
 int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w);
 void fagg_free(struct fagg *A);
 
+/* Two finished fagg's lines joined in frame order (diff): each distinct
+ * line once, with its weight on each side (0 where absent). */
+struct fmerge {
+	struct fagg *a, *b;
+	int ra, rb;		/* fagg_next() of the current line: 1, 0 (end) */
+	struct sbuf ka, kb;	/* the current lines */
+	uint64_t wa, wb;
+	bool adv_a, adv_b;	/* to read before the next line */
+};
+void fmerge_init(struct fmerge *M, struct fagg *a, struct fagg *b);
+/* 1 and *key (valid until the next call), *len, *wa, *wb; 0 at the end; -1 */
+int fmerge_next(struct fmerge *M, const char **key, size_t *len, uint64_t *wa, uint64_t *wb);
+void fmerge_free(struct fmerge *M);
+
 /* The folded line of a stall: root ("comm-pid/tid" per --folded-root), the
  * user frames outermost first, the kernel frames suffixed "_[k]". */
 enum fold_root { ROOT_TID, ROOT_PID, ROOT_COMM };

@@ -1,94 +1,203 @@
 // SPDX-License-Identifier: MIT
 /*
- * i915-stalls diff OLD NEW: per wait site and per user stack, the count,
- * total and p99 on each side, sorted by the growth of the total; with
- * --threshold, the exit status is a verdict for git bisect run.
+ * i915-stalls diff OLD NEW and diff OLD... -- NEW...: per wait site and
+ * per user stack, the count, total and p99 per capture of each side, the
+ * change of the metric per capture (the effect size) with its bootstrap
+ * interval and Mann-Whitney's p (stats.c); -F folded and -F svg give the
+ * two sides' folded stacks and the differential flame graph instead.  With
+ * "--" (or --alpha, --min-growth, --max-lost) the exit status is the
+ * bisect verdict of all stalls: 0 good, 1 bad, 125 skip, 128 abort.
  *
- * The sides are joined by hash: each side's groups are keyed by their text
- * (the stack's frame names root first), and each group of one side is
- * looked up in the other's table, so the join is linear in the groups and
- * the rows' sort is the n log n part.  Issue 15 extends this to several
- * captures per side.
+ * Every input is one capture.  Each is read once: its groups (with their
+ * durations, for the p99) are built, then folded into one table per kind
+ * keyed by hash, each key holding the list of the captures it is in
+ * (sparse: a stack seen in one capture costs one entry), and freed.  So
+ * the join is linear in the groups, and the sort of the rows is the
+ * n log n part.  The tables are not built for folded and SVG, whose
+ * stacks stay in the bounded fagg's of aggregate.c.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "options.h"
 
-struct side {
-	struct session S;
-	struct groups sites, stacks;
-	struct group all;
-	struct sbuf key;
-	bool open;
+/* One capture's figures of one group, in a list per group. */
+struct dobs {
+	uint32_t cap;		/* capture: OLD 0..n_old-1, then NEW */
+	uint32_t next;		/* index + 1 of the group's next, 0 at the end */
+	struct stats_obs o;
 };
 
-static int side_one(void *ctx, const struct stall *s, const struct srec *r)
+/* One kind's groups over every capture. */
+struct dtable {
+	const char *kind;
+	struct groups G;	/* keys only (no durations) */
+	uint32_t *head, *tail;	/* per group: first and last dobs, index + 1 */
+	size_t cap;
+	struct dobs *obs;
+	size_t nobs, obscap;
+};
+
+struct capture {
+	struct session S;
+	bool open;
+	/* while it is read */
+	struct groups sites, stacks;
+	struct group all;
+	/* what the verdict looks at */
+	struct stats_capture c;
+	char release[I915_STALL_RELEASE_LEN + 1];
+	char device[I915_STALL_NAME_LEN + 1];
+};
+
+struct dctx {
+	struct opts *o;
+	struct capture *C;
+	struct fagg *fold;	/* -F folded/svg: the side's fagg, else NULL */
+	struct sbuf key, line;
+	size_t stalls;
+};
+
+static int capture_one(void *ctx, const struct stall *s, const struct srec *r)
 {
-	struct side *d = ctx;
+	struct dctx *d = ctx;
+	struct capture *C = d->C;
 	struct sstall ss;
 
 	sym_stall(s, r, &ss);
+	group_add(&C->all, r);
+	d->stalls++;
+	if (d->fold) {
+		unsigned int depth = fold_line(&d->line, &ss, d->o->root);
+
+		fagg_add(d->fold, sb_str(&d->line), d->line.len, depth,
+			 d->o->weight == W_COUNT ? 1 :
+			 r->duration_ns / 1000 + (r->duration_ns % 1000 != 0));
+		return 0;
+	}
 	site_key(&d->key, r->site);
-	group_add(groups_get(&d->sites, sb_str(&d->key), d->key.len), r);
+	group_add(groups_get(&C->sites, sb_str(&d->key), d->key.len), r);
 	/* the runs have other addresses: unresolved frames merge */
-	group_add(stack_group(&d->stacks, &ss, false, &d->key), r);
-	group_add(&d->all, r);
+	group_add(stack_group(&C->stacks, &ss, false, &d->key), r);
 	return 0;
 }
 
-static int side_load(struct side *d, struct opts *o, char *name)
+static void obs_of(struct group *g, struct stats_obs *o)
 {
-	if (session_open(&d->S, &name, 1))
-		return -1;
-	d->open = true;
-	sym_add_session(&d->S);
-	return session_each(&d->S, &o->F, side_one, d) ? -1 : 0;
+	o->count = g->n;
+	o->total_ns = g->total;
+	o->p99_ns = group_pct(g, 99);
 }
 
-static void side_free(struct side *d)
-{
-	groups_free(&d->sites);
-	groups_free(&d->stacks);
-	free(d->all.d);
-	sb_free(&d->key);
-	session_close(&d->S);
-}
-
-static int64_t growth(const struct group *a, const struct group *b)
-{
-	__int128 g = (__int128)(b ? b->total : 0) - (__int128)(a ? a->total : 0);
-
-	return g > INT64_MAX ? INT64_MAX : g < INT64_MIN ? INT64_MIN : (int64_t)g;
-}
-
-/* rows: OLD's groups with their NEW match, then NEW's without an OLD one */
-static void join(struct diff *D, const char *kind, struct groups *A, struct groups *B)
+/* Fold capture k's groups into the table and free them. */
+static void table_add(struct dtable *T, struct groups *G, uint32_t k)
 {
 	size_t i;
 
-	D->rows = xreallocarray(D->rows, D->n + A->n + B->n, sizeof(*D->rows));
-	for (i = 0; i < A->n; i++) {
-		struct drow *r = &D->rows[D->n++];
+	for (i = 0; i < G->n; i++) {
+		struct group *g = groups_get(&T->G, G->g[i].key, G->g[i].key_len);
+		size_t gi = (size_t)(g - T->G.g);
+		struct dobs *b;
 
-		r->kind = kind;
-		r->key = A->g[i].key;
-		r->a = &A->g[i];
-		r->b = groups_find(B, A->g[i].key, A->g[i].key_len);
-		r->growth_ns = growth(r->a, r->b);
-	}
-	for (i = 0; i < B->n; i++) {
-		struct drow *r;
+		if (gi >= T->cap) {
+			size_t nc = T->cap ? T->cap * 2 : 256;
 
-		if (groups_find(A, B->g[i].key, B->g[i].key_len))
-			continue;
-		r = &D->rows[D->n++];
-		r->kind = kind;
-		r->key = B->g[i].key;
-		r->a = NULL;
-		r->b = &B->g[i];
-		r->growth_ns = growth(NULL, r->b);
+			while (nc <= gi)
+				nc *= 2;
+			T->head = xreallocarray(T->head, nc, sizeof(*T->head));
+			T->tail = xreallocarray(T->tail, nc, sizeof(*T->tail));
+			memset(T->head + T->cap, 0, (nc - T->cap) * sizeof(*T->head));
+			memset(T->tail + T->cap, 0, (nc - T->cap) * sizeof(*T->tail));
+			T->cap = nc;
+		}
+		if (T->nobs == T->obscap) {
+			T->obscap = T->obscap ? T->obscap * 2 : 1024;
+			T->obs = xreallocarray(T->obs, T->obscap, sizeof(*T->obs));
+		}
+		b = &T->obs[T->nobs++];
+		b->cap = k;
+		b->next = 0;
+		obs_of(&G->g[i], &b->o);
+		if (T->tail[gi])
+			T->obs[T->tail[gi] - 1].next = (uint32_t)T->nobs;
+		else
+			T->head[gi] = (uint32_t)T->nobs;
+		T->tail[gi] = (uint32_t)T->nobs;
 	}
+	groups_free(G);
+}
+
+static void table_free(struct dtable *T)
+{
+	groups_free(&T->G);
+	free(T->head);
+	free(T->tail);
+	free(T->obs);
+}
+
+/* Group gi's per-capture figures, zeros where it has none. */
+static void table_obs(const struct dtable *T, size_t gi, struct stats_obs *all, size_t ncap)
+{
+	uint32_t j;
+
+	memset(all, 0, ncap * sizeof(*all));
+	for (j = T->head[gi]; j; j = T->obs[j - 1].next)
+		all[T->obs[j - 1].cap] = T->obs[j - 1].o;
+}
+
+static int load(struct dctx *d, struct capture *C, char *name, uint32_t k,
+		struct dtable *T)
+{
+	struct stall_file *f;
+	size_t i;
+
+	if (session_open(&C->S, &name, 1))
+		return -1;
+	C->open = true;
+	sym_add_session(&C->S);
+	d->C = C;
+	if (session_each(&C->S, &d->o->F, capture_one, d))
+		return -1;
+	if (!C->S.nfiles) {
+		errx_("%s: no stall file in it", name);
+		return -1;
+	}
+	f = C->S.files[0];
+	fixstr(C->release, f->hdr.release, I915_STALL_RELEASE_LEN);
+	fixstr(C->device, f->hdr.device, I915_STALL_NAME_LEN);
+	C->c.release = C->release;
+	C->c.device = C->device;
+	C->c.threshold_ns = f->hdr.threshold_ns;
+	for (i = 0; i < C->S.nfiles; i++) {
+		f = C->S.files[i];
+		C->c.seen += f->recorded + f->lost_dropped;
+		C->c.lost += file_lost(f);
+	}
+	obs_of(&C->all, &C->c.all);
+	free(C->all.d);
+	C->all.d = NULL;
+	if (T) {
+		table_add(&T[0], &C->sites, k);
+		table_add(&T[1], &C->stacks, k);
+	}
+	return 0;
+}
+
+static enum stats_metric stats_metric_of(enum metric m)
+{
+	return m == M_COUNT ? STATS_COUNT : m == M_P99 ? STATS_P99 : STATS_TOTAL;
+}
+
+static int cmp_abs_delta(const void *x, const void *y)
+{
+	const struct drow *a = x, *b = y;
+	double da = fabs(a->r.delta), db = fabs(b->r.delta);
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp(a->key, b->key);
 }
 
 static int cmp_row(const void *x, const void *y)
@@ -96,86 +205,244 @@ static int cmp_row(const void *x, const void *y)
 	const struct drow *a = x, *b = y;
 	int c;
 
-	if (a->growth_ns != b->growth_ns)
-		return a->growth_ns > b->growth_ns ? -1 : 1;
+	if (a->r.delta != b->r.delta)
+		return a->r.delta > b->r.delta ? -1 : 1;
 	c = strcmp(a->kind, b->kind);
 	return c ? c : strcmp(a->key, b->key);
 }
 
-static double metric_of(struct group *all, enum metric m)
+/* One table's rows: every group compared (no interval), adjusted together;
+ * the first `keep` by |delta| then get their interval. */
+static int table_rows(struct dtable *T, const struct stats_cfg *cfg, size_t n_old,
+		      size_t n_new, struct drow **rows, size_t *nrows, size_t keep)
 {
-	if (m == M_COUNT)
-		return (double)all->n;
-	if (m == M_P99)
-		return (double)group_pct(all, 99);
-	return (double)all->total;
+	struct stats_cfg quick = *cfg;
+	struct stats_obs *ob = xcalloc(n_old + n_new ? n_old + n_new : 1, sizeof(*ob));
+	struct stats_result **pr;
+	struct drow *R = xcalloc(T->G.n ? T->G.n : 1, sizeof(*R));
+	size_t i;
+	int rc = 0;
+
+	quick.resamples = 0;
+	for (i = 0; i < T->G.n && !rc; i++) {
+		R[i].kind = T->kind;
+		R[i].key = T->G.g[i].key;
+		table_obs(T, i, ob, n_old + n_new);
+		rc = stats_compare(&quick, ob, n_old, ob + n_old, n_new,
+				   stats_stream(T->kind, R[i].key), &R[i].r);
+	}
+	pr = xcalloc(T->G.n ? T->G.n : 1, sizeof(*pr));
+	for (i = 0; i < T->G.n; i++)
+		pr[i] = &R[i].r;
+	if (!rc)
+		rc = stats_adjust(cfg, pr, T->G.n);
+	free(pr);
+	/* the largest changes are shown; their interval is computed now */
+	xqsort(R, T->G.n, sizeof(*R), cmp_abs_delta);
+	if (keep > T->G.n)
+		keep = T->G.n;
+	for (i = 0; i < keep && !rc && cfg->resamples; i++) {
+		struct stats_result r;
+		size_t gi;
+		struct group *g = groups_find(&T->G, R[i].key, strlen(R[i].key));
+
+		gi = (size_t)(g - T->G.g);
+		table_obs(T, gi, ob, n_old + n_new);
+		rc = stats_compare(cfg, ob, n_old, ob + n_old, n_new,
+				   stats_stream(T->kind, R[i].key), &r);
+		r.q = R[i].r.q;
+		r.change = R[i].r.change;
+		R[i].r = r;
+	}
+	free(ob);
+	*rows = xreallocarray(*rows, *nrows + keep + 1, sizeof(**rows));
+	memcpy(*rows + *nrows, R, keep * sizeof(*R));
+	*nrows += keep;
+	free(R);
+	return rc;
 }
 
 int cmd_diff(struct opts *o)
 {
-	bool bisect = o->threshold >= 0;
-	struct side A = { 0 }, B = { 0 };
+	bool bisect = o->verdict;
+	bool folded = o->fmt == F_FOLDED || o->fmt == F_SVG;
+	size_t n_new = o->nnew >= 0 ? (size_t)o->nnew : 1, n_old, ncap = o->ninputs, i;
+	struct capture *C = NULL;
+	struct dtable T[2] = { { .kind = "site" }, { .kind = "stack" } };
+	struct fagg fold[2];
+	struct stats_cfg cfg;
+	struct stats_capture *sc = NULL;
+	struct stats_verdict_result v;
 	struct diff D = { 0 };
+	struct dctx d = { .o = o };
 	struct out out;
-	double ma, mb;
+	bool out_ok = false;
 	int rc = 0;
 
-	if (o->ninputs != 2) {
-		errx_("diff needs OLD and NEW");
+	if (o->nnew < 0 && o->ninputs != 2) {
+		errx_("diff needs OLD and NEW, or OLD... -- NEW...");
 		return bisect ? EXIT_BISECT_ABORT : EXIT_USAGE;
 	}
-	sym_init(&o->sym);
-	if (side_load(&A, o, o->inputs[0])) {
-		rc = bisect ? EXIT_BISECT_ABORT : EXIT_FATAL;
-		goto done;
+	n_old = ncap - n_new;
+	stats_cfg_init(&cfg);
+	cfg.metric = stats_metric_of(o->metric);
+	cfg.alpha = o->alpha;
+	cfg.min_growth = o->min_growth;
+	cfg.max_lost_ppm = o->max_lost_ppm;
+	cfg.seed = o->seed;
+	if (n_old < 2 || n_new < 2)
+		cfg.resamples = 0;	/* no interval from one capture */
+	D.cfg = &cfg;
+	D.n_old = n_old;
+	D.n_new = n_new;
+	D.metric = o->metric;
+	if (folded) {
+		size_t budget = o->sym.budget ? o->sym.budget : (size_t)SYM_BUDGET_DEFAULT_MB << 20;
+
+		/* the two sides share the budget */
+		fagg_init(&fold[0], budget / 2);
+		fagg_init(&fold[1], budget / 2);
 	}
-	if (side_load(&B, o, o->inputs[1])) {
-		rc = bisect ? EXIT_BISECT_SKIP : EXIT_FATAL;
-		goto done;
+	sym_init(&o->sym);
+	C = xcalloc(ncap, sizeof(*C));
+	for (i = 0; i < ncap; i++) {
+		d.fold = folded ? &fold[i >= n_old] : NULL;
+		if (load(&d, &C[i], o->inputs[i], (uint32_t)i, folded ? NULL : T)) {
+			if (bisect)
+				warnx_("%s: unusable %s capture: %s", o->inputs[i],
+				       i < n_old ? "OLD" : "NEW", i < n_old ? "abort" : "skip");
+			rc = bisect ? i < n_old ? EXIT_BISECT_ABORT : EXIT_BISECT_SKIP : EXIT_FATAL;
+			goto done;
+		}
 	}
 	if (out_open(&out, o->out_path)) {
 		rc = bisect ? EXIT_BISECT_ABORT : EXIT_FATAL;
 		goto done;
 	}
-	session_warn_loss(&A.S);
-	session_warn_loss(&B.S);
-	D.SA = &A.S;
-	D.SB = &B.S;
-	D.metric = o->metric;
-	join(&D, "site", &A.sites, &B.sites);
-	join(&D, "stack", &A.stacks, &B.stacks);
-	xqsort(D.rows, D.n, sizeof(*D.rows), cmp_row);
-	D.all_a = A.all;
-	D.all_b = B.all;
-	ma = metric_of(&A.all, o->metric);
-	mb = metric_of(&B.all, o->metric);
-	D.growth_pct = ma ? 100.0 * (mb - ma) / ma : mb ? 1e9 : 0;
-	if (o->fmt == F_JSON)
-		json_diff(&out, &D);
-	else
-		text_diff(&out, &D);
-	A.all = D.all_a;	/* the percentile sorted it */
-	B.all = D.all_b;
+	out_ok = true;
+	for (i = 0; i < ncap; i++)
+		session_warn_loss(&C[i].S);
+
+	/* the verdict, and the comparison of all stalls */
+	sc = xcalloc(ncap, sizeof(*sc));
+	for (i = 0; i < ncap; i++)
+		sc[i] = C[i].c;
+	if (stats_verdict(&cfg, sc, n_old, sc + n_old, n_new, &v)) {
+		errx_("diff: %s", strerror(errno));
+		rc = bisect ? EXIT_BISECT_ABORT : EXIT_FATAL;
+		goto done;
+	}
+	{
+		struct stats_obs *ob = xcalloc(ncap, sizeof(*ob));
+
+		for (i = 0; i < ncap; i++)
+			ob[i] = sc[i].all;
+		/* stream 0, as stats_verdict(): the same interval as the verdict's */
+		rc = stats_compare(&cfg, ob, n_old, ob + n_old, n_new, 0, &D.all);
+		free(ob);
+		if (rc) {
+			errx_("diff: %s", strerror(errno));
+			rc = bisect ? EXIT_BISECT_ABORT : EXIT_FATAL;
+			goto done;
+		}
+	}
+	if (bisect) {
+		char **names = o->inputs;
+		char line[512];
+
+		D.verdict = stats_verdict_name(v.verdict);
+		D.verdict_exit = stats_verdict_exit(v.verdict);
+		D.reasons = xcalloc(v.nreasons + 1, sizeof(*D.reasons));
+		for (i = 0; i < v.nreasons && i < STATS_REASONS_MAX; i++) {
+			stats_reason_text(line, sizeof(line), &cfg, &v.reason[i], sc,
+					  (const char *const *)names, sc + n_old,
+					  (const char *const *)names + n_old);
+			D.reasons[D.nreasons++] = xstrdup(line);
+		}
+	}
+
+	if (folded) {
+		if (fagg_finish(&fold[0]) || fagg_finish(&fold[1])) {
+			rc = bisect ? EXIT_BISECT_ABORT : EXIT_FATAL;
+		} else if (o->fmt == F_FOLDED) {
+			rc = folded_diff_write(&out, &fold[0], n_old, &fold[1], n_new) ? EXIT_FATAL : 0;
+		} else {
+			struct svg_info info = {
+				.title = "i915 stalls: differential", .stalls = d.stalls,
+				.unit = o->weight == W_COUNT ? "stalls" : "us",
+			};
+
+			for (i = 0; i < ncap; i++)
+				info.lost += session_lost(&C[i].S);
+			rc = svg_diff_write(&out, &fold[0], n_old, &fold[1], n_new, &info) ?
+				EXIT_FATAL : 0;
+		}
+	} else {
+		rc = table_rows(&T[0], &cfg, n_old, n_new, &D.rows, &D.n, SIZE_MAX);
+		D.nsites = T[0].G.n;
+		if (!rc)
+			rc = table_rows(&T[1], &cfg, n_old, n_new, &D.rows, &D.n, o->top);
+		D.nstacks = T[1].G.n;
+		D.stacks_shown = D.n - D.nsites;
+		if (rc) {
+			errx_("diff: %s", strerror(errno));
+			rc = bisect ? EXIT_BISECT_ABORT : EXIT_FATAL;
+			goto done;
+		}
+		xqsort(D.rows, D.n, sizeof(*D.rows), cmp_row);
+		if (o->fmt == F_JSON)
+			json_diff(&out, &D);
+		else
+			text_diff(&out, &D);
+	}
+	if (rc && bisect)
+		rc = EXIT_BISECT_ABORT;
 	if (out_close(&out)) {
 		rc = bisect ? EXIT_BISECT_ABORT : EXIT_FATAL;
+	} else if (rc) {
+		;
 	} else if (bisect) {
-		if (!B.all.n) {
-			warnx_("%s: no stalls: cannot judge (skip)", o->inputs[1]);
-			rc = EXIT_BISECT_SKIP;
-		} else {
-			rc = D.growth_pct > o->threshold ? 1 : 0;
-			infox("growth %.2f%% %s threshold %.2f%%", D.growth_pct, rc ? ">" : "<=",
-			      o->threshold);
-		}
+		for (i = 0; i < D.nreasons; i++)
+			warnx_("%s", D.reasons[i]);
+		if (v.tested) {
+			struct sbuf t = { 0 };
+
+			diff_effect(&t, o->metric, &v.all);
+			warnx_("%zu OLD, %zu NEW captures: %s, U %.1f of %zu, p(NEW higher) %.3g: %s",
+			       n_old, n_new, sb_str(&t), v.all.u, n_old * n_new, v.all.p_greater,
+			       D.verdict);
+			sb_free(&t);
+		} else
+			warnx_("%s", D.verdict);
+		rc = D.verdict_exit;
 	} else if (sym_unresolved) {
 		rc = EXIT_PARTIAL;	/* as for every command: some frames unresolved */
 	}
+	out_ok = false;
 done:
+	if (out_ok)
+		out_close(&out);
 	free(D.rows);
-	if (A.open || A.S.nin)
-		side_free(&A);
-	if (B.open || B.S.nin)
-		side_free(&B);
+	for (i = 0; i < D.nreasons; i++)
+		free(D.reasons[i]);
+	free(D.reasons);
+	free(sc);
+	table_free(&T[0]);
+	table_free(&T[1]);
+	if (folded) {
+		fagg_free(&fold[0]);
+		fagg_free(&fold[1]);
+	}
+	for (i = 0; C && i < ncap; i++) {
+		groups_free(&C[i].sites);
+		groups_free(&C[i].stacks);
+		free(C[i].all.d);
+		if (C[i].open || C[i].S.nin)
+			session_close(&C[i].S);
+	}
+	free(C);
+	sb_free(&d.key);
+	sb_free(&d.line);
 	sym_cleanup();
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "aggregate.h"
 #include "session.h"
+#include "stats.h"
 #include "strbuf.h"
 
 /* What summary shows. */
@@ -23,23 +24,30 @@ struct summary {
 	size_t ntop;
 };
 
-/* What diff shows: one row per site and per user stack of either side. */
+/* What diff shows: one row per site and per shown user stack. */
 struct drow {
 	const char *kind;	/* "site" or "stack" */
 	const char *key;
-	struct group *a, *b;	/* OLD, NEW; NULL if absent there */
-	int64_t growth_ns;	/* of the total, saturated */
+	struct stats_result r;	/* means per capture, delta, interval, p, q */
 };
 enum metric { M_TOTAL, M_P99, M_COUNT };
 struct diff {
-	const struct session *SA, *SB;
-	struct group all_a, all_b;	/* every stall of each side */
-	struct drow *rows;		/* by growth, largest first */
-	size_t n;
+	size_t n_old, n_new;		/* captures a side */
 	enum metric metric;
-	double growth_pct;
+	const struct stats_cfg *cfg;
+	struct stats_result all;	/* every stall that passes the filters */
+	struct drow *rows;		/* sites, then the shown stacks; by delta */
+	size_t n;
+	size_t nsites, nstacks;		/* groups compared */
+	size_t stacks_shown;
+	const char *verdict;		/* "good", ...; NULL: no verdict asked */
+	int verdict_exit;
+	char **reasons;			/* why skip or abort, one line each */
+	size_t nreasons;
 };
 const char *metric_name(enum metric m);
+/* "total +41.200 ms per capture [+30.800, +52.000] (+38.5%)" (fmt-text.c) */
+void diff_effect(struct sbuf *b, enum metric m, const struct stats_result *r);
 
 /* fmt-text.c */
 void text_input(struct out *o, const struct stall_file *f);
@@ -57,6 +65,10 @@ void json_diff(struct out *o, struct diff *D);
 
 /* fmt-folded.c: "frame;frame;... weight" lines; 0 or -1 */
 int folded_write(struct out *o, struct fagg *A);
+/* diff: "frame;...;frame OLD NEW" lines (difffolded.pl's), the weights of
+ * each side divided by its captures (per capture); 0 or -1 */
+int folded_diff_write(struct out *o, struct fagg *old, size_t n_old, struct fagg *new_,
+		      size_t n_new);
 
 /* fmt-svg.c: a flame graph of the folded lines; 0 or -1 */
 struct svg_info {
@@ -66,5 +78,9 @@ struct svg_info {
 	uint64_t lost;
 };
 int svg_write(struct out *o, struct fagg *A, const struct svg_info *info);
+/* The differential flame graph of docs/bisect.md: NEW's stacks coloured by
+ * their change from OLD, and the vanished ones; weights per capture. */
+int svg_diff_write(struct out *o, struct fagg *old, size_t n_old, struct fagg *new_,
+		   size_t n_new, const struct svg_info *info);
 
 #endif

@@ -4,6 +4,7 @@
  * object is always present (null when it does not apply).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "emit.h"
@@ -282,10 +283,39 @@ void json_summary(struct out *o, struct summary *M)
 	sb_puts(b, "]}\n");
 }
 
-static void side(struct sbuf *b, struct group *g)
+/* a number, or null where it is not finite */
+static void jnum(struct sbuf *b, const char *name, double v, bool comma)
 {
-	sb_printf(b, "{\"count\":%zu,\"total_ns\":%" PRIu64 ",\"p99_ns\":%" PRIu64 "}",
-		  g ? g->n : 0, g ? g->total : 0, g ? group_pct(g, 99) : 0);
+	if (isfinite(v))
+		sb_printf(b, "%s\"%s\":%.17g", comma ? "," : "", name, v);
+	else
+		sb_printf(b, "%s\"%s\":null", comma ? "," : "", name);
+}
+
+static void jstats(struct sbuf *b, const struct stats_result *r)
+{
+	sb_puts(b, "\"old\":{");
+	jnum(b, "count", r->old_count, false);
+	jnum(b, "total_ns", r->old_total, true);
+	jnum(b, "p99_ns", r->old_p99, true);
+	sb_puts(b, "},\"new\":{");
+	jnum(b, "count", r->new_count, false);
+	jnum(b, "total_ns", r->new_total, true);
+	jnum(b, "p99_ns", r->new_p99, true);
+	sb_putc(b, '}');
+	jnum(b, "delta", r->delta, true);
+	sb_puts(b, ",\"ci\":");
+	if (isfinite(r->ci_lo) && isfinite(r->ci_hi))
+		sb_printf(b, "[%.17g,%.17g]", r->ci_lo, r->ci_hi);
+	else
+		sb_puts(b, "null");
+	jnum(b, "rel", r->rel, true);
+	jnum(b, "shift", r->shift, true);
+	jnum(b, "u", r->u, true);
+	jnum(b, "p", r->p, true);
+	jnum(b, "p_greater", r->p_greater, true);
+	jnum(b, "q", r->q, true);
+	sb_printf(b, ",\"change\":%d", r->change);
 }
 
 void json_diff(struct out *o, struct diff *D)
@@ -293,22 +323,33 @@ void json_diff(struct out *o, struct diff *D)
 	struct sbuf *b = &o->b;
 	size_t i;
 
-	sb_printf(b, "{\"format\":\"i915-stalls-diff\",\"version\":1,\"metric\":\"%s\",\"old\":",
-		  metric_name(D->metric));
-	side(b, &D->all_a);
-	sb_puts(b, ",\"new\":");
-	side(b, &D->all_b);
-	sb_printf(b, ",\"growth_pct\":%.2f,\"rows\":[", D->growth_pct);
+	sb_printf(b, "{\"format\":\"i915-stalls-diff\",\"version\":2,\"metric\":\"%s\","
+		  "\"captures\":{\"old\":%zu,\"new\":%zu},\"level\":%g,\"fdr\":%g,\"all\":{",
+		  metric_name(D->metric), D->n_old, D->n_new, D->cfg->level, D->cfg->fdr);
+	jstats(b, &D->all);
+	sb_puts(b, "},\"verdict\":");
+	if (D->verdict) {
+		sb_printf(b, "{\"name\":\"%s\",\"exit\":%d,\"reasons\":[", D->verdict,
+			  D->verdict_exit);
+		for (i = 0; i < D->nreasons; i++) {
+			if (i)
+				sb_putc(b, ',');
+			sb_json_str(b, D->reasons[i]);
+		}
+		sb_puts(b, "]}");
+	} else {
+		sb_puts(b, "null");
+	}
+	sb_printf(b, ",\"sites\":%zu,\"stacks\":%zu,\"stacks_shown\":%zu,\"rows\":[", D->nsites,
+		  D->nstacks, D->stacks_shown);
 	for (i = 0; i < D->n; i++) {
 		struct drow *r = &D->rows[i];
 
 		sb_printf(b, "%s{\"kind\":\"%s\",\"key\":", i ? ",\n" : "\n", r->kind);
 		sb_json_str(b, r->key);
-		sb_puts(b, ",\"old\":");
-		side(b, r->a);
-		sb_puts(b, ",\"new\":");
-		side(b, r->b);
-		sb_printf(b, ",\"growth_ns\":%" PRId64 "}", r->growth_ns);
+		sb_putc(b, ',');
+		jstats(b, &r->r);
+		sb_putc(b, '}');
 		out_flush(o, false);
 	}
 	sb_puts(b, "]}\n");

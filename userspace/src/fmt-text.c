@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Text output: the report, the summary, the diff. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "emit.h"
@@ -302,42 +303,103 @@ void text_summary(struct out *o, struct summary *M)
 
 /* ---------------------------------------------------------------- diff */
 
-static const char *ms(struct sbuf *b, uint64_t ns)
+/* A value of the metric: ms for times, stalls for counts. */
+static void mval(struct sbuf *b, enum metric m, double v, bool sign)
 {
-	sb_reset(b);
-	sb_ms(b, ns);
-	return sb_str(b);
+	if (!isfinite(v))
+		sb_puts(b, "-");
+	else if (m == M_COUNT)
+		sb_printf(b, sign ? "%+.1f" : "%.1f", v);
+	else
+		sb_printf(b, sign ? "%+.3f" : "%.3f", v / 1e6);
+}
+
+static void rel_pct(struct sbuf *b, double rel)
+{
+	if (isnan(rel))
+		sb_puts(b, "-");
+	else if (isinf(rel))
+		sb_puts(b, rel > 0 ? "new" : "gone");
+	else
+		sb_printf(b, "%+.1f%%", 100 * rel);
+}
+
+void diff_effect(struct sbuf *b, enum metric m, const struct stats_result *r)
+{
+	sb_printf(b, "%s ", metric_name(m));
+	mval(b, m, r->delta, true);
+	sb_puts(b, m == M_COUNT ? " stalls per capture" : " ms per capture");
+	if (isfinite(r->ci_lo)) {
+		sb_puts(b, " [");
+		mval(b, m, r->ci_lo, true);
+		sb_puts(b, ", ");
+		mval(b, m, r->ci_hi, true);
+		sb_putc(b, ']');
+	}
+	sb_puts(b, " (");
+	rel_pct(b, r->rel);
+	sb_putc(b, ')');
+}
+
+static void side_line(struct sbuf *b, const char *name, size_t n, double count, double total,
+		      double p99)
+{
+	sb_printf(b, "%s: %zu capture%s; per capture %.1f stalls, %.3f ms, p99 %.3f ms\n", name, n,
+		  n == 1 ? "" : "s", count, total / 1e6, p99 / 1e6);
 }
 
 void text_diff(struct out *o, struct diff *D)
 {
-	struct sbuf *b = &o->b, t1 = { 0 }, t2 = { 0 }, p1 = { 0 }, p2 = { 0 }, g = { 0 };
+	struct sbuf *b = &o->b, t = { 0 };
+	const struct stats_result *a = &D->all;
 	size_t i;
 
-	sb_printf(b, "old: %zu stalls, %s ms, ", D->all_a.n, ms(&t1, D->all_a.total));
-	sb_printf(b, "p99 %s ms\n", ms(&t1, group_pct(&D->all_a, 99)));
-	sb_printf(b, "new: %zu stalls, %s ms, ", D->all_b.n, ms(&t1, D->all_b.total));
-	sb_printf(b, "p99 %s ms\n", ms(&t1, group_pct(&D->all_b, 99)));
-	sb_printf(b, "growth (%s): %+.2f%%\n\n", metric_name(D->metric), D->growth_pct);
-	sb_printf(b, "%6s %6s %12s %12s %10s %10s %12s  %s\n", "old_n", "new_n", "old_ms",
-		  "new_ms", "old_p99", "new_p99", "growth_ms", "site/stack");
+	side_line(b, "old", D->n_old, a->old_count, a->old_total, a->old_p99);
+	side_line(b, "new", D->n_new, a->new_count, a->new_total, a->new_p99);
+	diff_effect(b, D->metric, a);
+	sb_printf(b, ", U %.1f of %zu, p %.3g, p(NEW higher) %.3g\n", a->u, D->n_old * D->n_new,
+		  a->p, a->p_greater);
+	if (D->verdict) {
+		sb_printf(b, "verdict: %s (exit %d)\n", D->verdict, D->verdict_exit);
+		for (i = 0; i < D->nreasons; i++)
+			sb_printf(b, "  %s\n", D->reasons[i]);
+	}
+	sb_printf(b, "\n%6s %6s %10s %10s %9s %9s %10s %21s %8s %7s %7s  %s\n", "old_n", "new_n",
+		  "old_ms", "new_ms", "old_p99", "new_p99",
+		  D->metric == M_COUNT ? "delta_n" : "delta_ms", "interval", "rel", "p", "q",
+		  "site/stack");
 	for (i = 0; i < D->n; i++) {
-		struct drow *r = &D->rows[i];
+		const struct stats_result *r = &D->rows[i].r;
 
-		ms(&t1, r->a ? r->a->total : 0);
-		ms(&t2, r->b ? r->b->total : 0);
-		ms(&p1, r->a ? group_pct(r->a, 99) : 0);
-		ms(&p2, r->b ? group_pct(r->b, 99) : 0);
-		sb_reset(&g);
-		sb_ms_signed(&g, r->growth_ns);
-		sb_printf(b, "%6zu %6zu %12s %12s %10s %10s %12s  %s %s\n", r->a ? r->a->n : 0,
-			  r->b ? r->b->n : 0, sb_str(&t1), sb_str(&t2), sb_str(&p1), sb_str(&p2),
-			  sb_str(&g), r->kind, r->key);
+		sb_printf(b, "%6.1f %6.1f %10.3f %10.3f %9.3f %9.3f ", r->old_count, r->new_count,
+			  r->old_total / 1e6, r->new_total / 1e6, r->old_p99 / 1e6, r->new_p99 / 1e6);
+		sb_reset(&t);
+		mval(&t, D->metric, r->delta, true);
+		sb_printf(b, "%10s ", sb_str(&t));
+		sb_reset(&t);
+		if (isfinite(r->ci_lo)) {
+			sb_putc(&t, '[');
+			mval(&t, D->metric, r->ci_lo, true);
+			sb_puts(&t, ", ");
+			mval(&t, D->metric, r->ci_hi, true);
+			sb_putc(&t, ']');
+		} else {
+			sb_putc(&t, '-');
+		}
+		sb_printf(b, "%21s ", sb_str(&t));
+		sb_reset(&t);
+		rel_pct(&t, r->rel);
+		sb_printf(b, "%8s %7.3g ", sb_str(&t), r->p);
+		if (isnan(r->q))
+			sb_printf(b, "%7s ", "-");
+		else
+			sb_printf(b, "%7.3g ", r->q);
+		sb_printf(b, "%c %s %s\n", r->change > 0 ? '+' : r->change < 0 ? '-' : ' ',
+			  D->rows[i].kind, D->rows[i].key);
 		out_flush(o, false);
 	}
-	sb_free(&t1);
-	sb_free(&t2);
-	sb_free(&p1);
-	sb_free(&p2);
-	sb_free(&g);
+	if (D->stacks_shown < D->nstacks)
+		sb_printf(b, "# %zu of %zu user stacks shown, the largest changes (--top)\n",
+			  D->stacks_shown, D->nstacks);
+	sb_free(&t);
 }

@@ -40,18 +40,24 @@ const struct optdef opt_table[] = {
 	{ "cache-size", 0, "MIB", R | S | D, NULL,
 	  "memory budget of the symbol caches and of folded stacks (default 128)" },
 	{ "format", 'F', "FMT", R | S | D, "Output",
-	  "text (default), json, folded or svg (diff: text or json)" },
+	  "text (default), json, folded or svg" },
 	{ "json", 'j', NULL, R | S | D, NULL, "same as --format=json" },
 	{ "output", 'o', "FILE", ALL, NULL, "write to FILE instead of stdout (record: i915-stalls.data)" },
-	{ "weight", 0, "W", R | S, NULL, "folded/svg weight: time (microseconds, default) or count" },
-	{ "folded-root", 0, "R", R | S, NULL, "folded/svg root frame: tid (default), pid or comm" },
-	{ "top", 0, "N", S, NULL, "summary: user stacks shown (default 20)" },
+	{ "weight", 0, "W", R | S | D, NULL, "folded/svg weight: time (microseconds, default) or count" },
+	{ "folded-root", 0, "R", R | S | D, NULL, "folded/svg root frame: tid (default), pid or comm" },
+	{ "top", 0, "N", S | D, NULL, "summary, diff: user stacks shown (default 20)" },
 	{ "stream", 0, NULL, R, NULL,
 	  "report: print each stall as it is read, in file order, holding one record" },
-	{ "threshold", 0, "PCT", D, NULL,
-	  "diff: exit 0 (good) if the metric grew by at most PCT percent, else 1 (bad)" },
-	{ "metric", 0, "M", D, NULL, "diff metric: total (default), p99 or count" },
 	{ "no-kallsyms", 0, NULL, W, NULL, "record: do not save /proc/kallsyms" },
+	{ "metric", 0, "M", D, "Diff and bisect verdict",
+	  "what is compared per capture: total (default), p99 or count" },
+	{ "alpha", 0, "P", D, NULL,
+	  "verdict: bad only if Mann-Whitney's one-sided p is at most P (default 0.05)" },
+	{ "min-growth", 0, "PCT", D, NULL,
+	  "verdict: bad only if NEW grew by at least PCT percent (default 5)" },
+	{ "max-lost", 0, "PCT", D, NULL,
+	  "verdict: a capture that lost more than PCT percent of its stalls is unusable (default 1)" },
+	{ "seed", 0, "N", D, NULL, "seed of the bootstrap intervals (default 0x1915)" },
 	{ "verbose", 'v', NULL, ALL, "Other", "more diagnostics on stderr" },
 	{ "quiet", 'q', NULL, ALL, NULL, "no warnings" },
 	{ "help", 'h', NULL, ALL, NULL, "this help" },
@@ -67,6 +73,9 @@ static const char usage_head[] =
 "  report            one block per stall (default)\n"
 "  summary           stalls grouped by site and by user stack, with losses\n"
 "  diff OLD NEW      compare two logs per site and user stack, by growth\n"
+"  diff OLD... -- NEW...\n"
+"                    several captures a side; the exit status is the bisect\n"
+"                    verdict (0 good, 1 bad, 125 skip, 128 abort)\n"
 "  record [-o OUT]   save the log with the maps and build-ids of its processes\n"
 "\n"
 "FILE: a saved stall file or a record archive; default: every\n"
@@ -117,6 +126,70 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return true;
 }
 
+/* A number, or a percentage with pct ("5" or "5%"), at least 0. */
+static bool parse_frac(const char *s, bool pct, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (pct && end != s && *end == '%')
+		end++;
+	return end != s && !*end && !errno && *v >= 0;
+}
+
+static const struct optdef *find_long(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < opt_count; i++)
+		if (strlen(opt_table[i].name) == len && !memcmp(opt_table[i].name, name, len))
+			return &opt_table[i];
+	return NULL;
+}
+
+/*
+ * diff OLD... -- NEW...: getopt_long() drops the "--" and keeps the
+ * operands in order, so NEW are the operands after it: count them.  The
+ * arguments of options ("--comm --") are skipped.  -1 if there is none.
+ */
+static int find_dashdash(int argc, char **argv, bool *diff)
+{
+	int i;
+
+	*diff = false;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			return argc - i - 1;
+		if (!strcmp(a, "diff"))
+			*diff = true;	/* so that a usage error is an abort */
+		if (a[0] != '-' || !a[1])
+			continue;
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			const struct optdef *d = find_long(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+
+			if (d && d->arg && !eq)
+				i++;
+			continue;
+		}
+		for (a++; *a; a++) {
+			size_t k;
+
+			for (k = 0; k < opt_count && opt_table[k].short_name != *a; k++)
+				;
+			if (k < opt_count && opt_table[k].arg) {
+				if (!a[1])
+					i++;
+				break;
+			}
+		}
+	}
+	return -1;
+}
+
 static int find_cmd(const char *s)
 {
 	int k;
@@ -131,13 +204,17 @@ int opts_parse(int argc, char **argv, struct opts *o)
 {
 	struct option lo[ARRAY_SIZE(opt_table) + 1];
 	char shorts[64];
-	bool given[ARRAY_SIZE(opt_table)] = { 0 }, cmd_given = false;
+	bool given[ARRAY_SIZE(opt_table)] = { 0 }, cmd_given = false, diff_word;
 	size_t i, ns = 0;
 	uint64_t v;
 	int c, idx, k;
 
 	memset(o, 0, sizeof(*o));
-	o->threshold = -1;
+	o->alpha = STATS_ALPHA_DEFAULT;
+	o->min_growth = STATS_MIN_GROWTH_DEFAULT;
+	o->max_lost_ppm = STATS_MAX_LOST_PPM_DEFAULT;
+	o->seed = STATS_SEED_DEFAULT;
+	o->nnew = find_dashdash(argc, argv, &diff_word);
 	o->top = 20;
 	o->save_kallsyms = true;
 	o->sym.k.live = o->sym.u.live = true;
@@ -266,13 +343,24 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				o->top = (size_t)v;
 			} else if (!strcmp(n, "stream")) {
 				o->stream = true;
-			} else if (!strcmp(n, "threshold")) {
-				char *end;
+			} else if (!strcmp(n, "alpha")) {
+				if (!parse_frac(a, false, &o->alpha) || !(o->alpha > 0 && o->alpha < 1))
+					goto bad;
+				o->verdict = true;
+			} else if (!strcmp(n, "min-growth")) {
+				if (!parse_frac(a, true, &o->min_growth) || o->min_growth > 1e10)
+					goto bad;
+				o->min_growth /= 100;
+				o->verdict = true;
+			} else if (!strcmp(n, "max-lost")) {
+				double pct;
 
-				o->threshold = strtod(a, &end);
-				if (*end == '%')
-					end++;
-				if (end == a || *end || !(o->threshold >= 0) || o->threshold > 1e12)
+				if (!parse_frac(a, true, &pct) || pct > 100)
+					goto bad;
+				o->max_lost_ppm = (uint32_t)(pct * 10000 + 0.5);
+				o->verdict = true;
+			} else if (!strcmp(n, "seed")) {
+				if (!parse_u64(a, &o->seed))
 					goto bad;
 			} else if (!strcmp(n, "metric")) {
 				if (!strcmp(a, "total")) o->metric = M_TOTAL;
@@ -298,9 +386,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			errx_("--%s is not an option of %s", opt_table[i].name, cmd_names[o->cmd]);
 			goto usage;
 		}
-	if (o->cmd == C_DIFF && (o->fmt == F_FOLDED || o->fmt == F_SVG)) {
-		errx_("diff writes text or json");
-		goto usage;
+	if (o->cmd == C_DIFF && o->nnew >= 0) {
+		o->verdict = true;
+		if ((size_t)o->nnew > o->ninputs || !o->nnew || (size_t)o->nnew == o->ninputs) {
+			errx_("diff OLD... -- NEW...: at least one capture on each side");
+			goto usage;
+		}
 	}
 	if (o->stream && o->fmt != F_TEXT) {
 		errx_("--stream is for the text report");
@@ -311,7 +402,9 @@ bad:
 	errx_("invalid value '%s' for --%s", optarg, opt_table[idx].name);
 usage:
 	fprintf(stderr, "Try 'i915-stalls --help'.\n");
-	return o->cmd == C_DIFF && o->threshold >= 0 ? EXIT_BISECT_ABORT : EXIT_USAGE;
+	/* a bisect step: git bisect run must stop, not skip or go on */
+	return (o->cmd == C_DIFF || diff_word) && (o->verdict || o->nnew >= 0) ?
+		EXIT_BISECT_ABORT : EXIT_USAGE;
 }
 
 void opts_free(struct opts *o)

@@ -10,6 +10,7 @@
 #include "aggregate.h"
 #include "emit.h"
 #include "session.h"
+#include "stats.h"
 #include "symbolize.h"
 
 enum cmd { C_REPORT, C_SUMMARY, C_DIFF, C_RECORD, C_COUNT };
@@ -30,8 +31,13 @@ struct opts {
 	enum fold_root root;
 	size_t top;
 	bool stream;
-	double threshold;	/* diff: < 0 if not given */
 	enum metric metric;
+	/* diff: the verdict ("--" given, or one of its options) and its settings */
+	bool verdict;
+	int nnew;		/* operands after "--" (NEW), -1 without "--" */
+	double alpha, min_growth;	/* min_growth: a fraction */
+	uint32_t max_lost_ppm;
+	uint64_t seed;
 	bool save_kallsyms;
 };
 
@@ -47,7 +53,7 @@ extern const struct optdef opt_table[];
 extern const size_t opt_count;
 
 /* Parse argv into o.  Returns -1 to go on, else the exit status (help,
- * version, usage error: 64, or 128 for diff --threshold). */
+ * version, usage error: 64, or 128 for a diff verdict). */
 int opts_parse(int argc, char **argv, struct opts *o);
 void opts_free(struct opts *o);
 /* No FILE given: every /sys/kernel/debug/dri/N/i915_stalls, once.  0 or

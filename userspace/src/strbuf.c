@@ -95,6 +95,25 @@ void sb_ms_signed(struct sbuf *b, int64_t ns)
 	sb_ms(b, ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns);
 }
 
+void sb_num(struct sbuf *b, double v)
+{
+	size_t start = b->len;
+
+	if (!(v > -1e18 && v < 1e18))
+		v = v < 0 ? -1e18 : 1e18;	/* NAN and huge: never an exponent */
+	sb_printf(b, "%.3f", v);
+	while (b->len > start && b->p[b->len - 1] == '0')
+		b->len--;
+	if (b->len > start && b->p[b->len - 1] == '.')
+		b->len--;
+	b->p[b->len] = 0;
+	if (b->len - start == 2 && !memcmp(b->p + start, "-0", 2)) {
+		b->p[start] = '0';
+		b->len = start + 1;
+		b->p[b->len] = 0;
+	}
+}
+
 void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;

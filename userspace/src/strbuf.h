@@ -71,6 +71,8 @@ void sb_hex(struct sbuf *b, uint64_t v);
 void sb_ms(struct sbuf *b, uint64_t ns);
 /* the same with a sign: "+1.000", "-0.500" */
 void sb_ms_signed(struct sbuf *b, int64_t ns);
+/* a decimal number with at most 3 fraction digits, no exponent: "12", "0.5" */
+void sb_num(struct sbuf *b, double v);
 void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A JSON string literal of s[0, n) (bytes: valid UTF-8 kept, the rest \u00XX). */
 void sb_json_strn(struct sbuf *b, const char *s, size_t n);

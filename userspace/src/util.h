@@ -20,12 +20,13 @@
 #define EXIT_STATUSES(X)						\
 	X(EXIT_OK, 0, "success; every frame shown was resolved")	\
 	X(EXIT_PARTIAL, 1, "output complete, but some frames could not be resolved; " \
-	  "diff --threshold: the metric grew more than the threshold (bad)") \
+	  "diff verdict: bad, NEW stalls significantly more than OLD") \
 	X(EXIT_FATAL, 2, "bad input (the message names the file and byte offset), " \
 	  "a write error or another fatal error")			\
 	X(EXIT_USAGE, 64, "usage error")				\
-	X(EXIT_BISECT_SKIP, 125, "diff --threshold: NEW unusable or without stalls (bisect skip)") \
-	X(EXIT_BISECT_ABORT, 128, "diff --threshold: OLD unusable or a usage error (bisect abort)")
+	X(EXIT_BISECT_SKIP, 125, "diff verdict: a NEW capture is unusable (skip)") \
+	X(EXIT_BISECT_ABORT, 128, "diff verdict: an OLD capture is unusable, too few captures " \
+	  "or a usage error (abort)")
 
 enum {
 #define EXIT_ENUM(name, value, text) name = value,

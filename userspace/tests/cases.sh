@@ -321,7 +321,8 @@ t_write_errors() {
 	done
 	run 2 --kallsyms "$KS" diff "$W/u.bin" "$W/u.bin" -o /dev/full
 	has "$W/err" "write error"
-	run 128 --kallsyms "$KS" diff --threshold=5 "$W/u.bin" "$W/u.bin" -o /dev/full
+	run 128 --kallsyms "$KS" diff --min-growth=5 -o /dev/full "$W/u.bin" -- "$W/u.bin"
+	has "$W/err" "write error"
 	run 2 record -o /dev/full "$W/u.bin"
 	has "$W/err" "/dev/full: write error: No space left on device"
 }
@@ -344,12 +345,17 @@ t_ubsan_inputs() {
 	eq "$(jq_ "$W/out" 'd["total_ns"]')" 18446744073709551615	# saturated
 	run 1 --offline -F json summary "$W/o1.bin"
 	eq "$(jq_ "$W/out" 'd["stacks"][0]["total_ns"]')" 18446744073709551615
+	# diff's means and deltas are doubles: the saturated total, no overflow
 	run 1 --offline -F json diff "$W/o2.bin" "$W/o1.bin"
-	eq "$(jq_ "$W/out" 'd["rows"][0]["growth_ns"]')" 9223372036854775807
+	eq "$(jq_ "$W/out" 'd["rows"][0]["delta"]')" 1.8446744073709552e+19
 	run 1 --offline -F json diff "$W/o1.bin" "$W/o2.bin"
-	eq "$(jq_ "$W/out" 'd["rows"][-1]["growth_ns"]')" -9223372036854775808
+	eq "$(jq_ "$W/out" 'd["rows"][-1]["delta"]')" -1.8446744073709552e+19
 	run 1 --offline diff "$W/o1.bin" "$W/o2.bin"
-	has "$W/out" " -9223372036854.775 "
+	has "$W/out" " -18446744073709.551 "
+	run 1 --offline -F folded diff "$W/o1.bin" "$W/o2.bin"
+	has "$W/out" "app-0/0;[unknown] 36893488147419104 0"
+	run 1 --offline -F svg diff "$W/o1.bin" "$W/o2.bin"
+	has "$W/out" 'data-delta="-36893488147419104"' 
 	run 1 --offline -F folded "$W/o1.bin"
 	has "$W/out" " 36893488147419104"	# two stalls of 18446744073709552 µs (rounded up)
 	run 1 --offline -F svg "$W/o1.bin"

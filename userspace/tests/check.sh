@@ -26,6 +26,24 @@ fi
 bash "$U/tests/run.sh" "$U/i915-stalls" "$W/plain.results" "$W/plain" "$W/fx"
 cat "$W/plain.results" >> "$RES"
 
+# 1b. the reader's own flame graphs in headless Chromium (tests/browser/):
+# the ordinary one of the golden dump, derived expectations; the
+# differential one of the suite's known diff against hand-computed ones
+if [ -s "$W/plain/f.svg" ] && [ -s "$W/plain/d.svg" ]; then
+	cp "$W/plain/f.svg" "$W/reader-flame.svg"
+	cp "$W/plain/d.svg" "$W/reader-diff.svg"
+	bash "$U/tests/browser/run.sh" "$RES" "$W/reader-flame.svg" \
+		--expect "$U/tests/browser/cases/reader-diff.expect.json" "$W/reader-diff.svg" |
+		grep -v '^# browser'
+else
+	line "not ok" browser_reader_svgs
+	echo "#   the suite wrote no f.svg or d.svg (svg_contract_flame, diff_svg_colours)"
+fi
+
+# 1c. the statistics (gcc, clang, ASan+UBSan), the embedded flame graph
+# script, the bisect helper and the reference SVGs in Chromium (issue 15)
+bash "$U/tests/bisect_check.sh" "$RES" "$B/bisect" | grep -v ' passed, '
+
 # 2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 make -s -C "$U" asan > "$W/asan-build.log" 2>&1 || cat "$W/asan-build.log"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1:exitcode=99

@@ -124,7 +124,7 @@ mk "$W/golden.bin" < "$SPECS/golden.spec"
 t_help() {
 	run 0 --help
 	has "$W/out" "Exit status:"
-	has "$W/out" "125  diff --threshold: NEW unusable or without stalls (bisect skip)"
+	has "$W/out" "125  diff verdict: a NEW capture is unusable (skip)"
 	run 0 -V
 	has "$W/out" "stall format 1.0 to 1.1"
 }
@@ -564,9 +564,12 @@ t_golden_svg() {
 	run 1 --offline --kallsyms "$KS" -F svg "$W/golden.bin"
 	golden flame.svg "$W/out"
 	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$W/out"
-	hasnt "$W/out" "<script"
+	# one inline script (src/flamegraph.js), nothing loaded
+	eq "$(grep -c '<script' "$W/out")" 1
+	has "$W/out" '<script type="text/ecmascript"><![CDATA['
 	hasnt "$W/out" "href"
-	has "$W/out" "i915_request_wait_[k]"
+	hasnt "$W/out" "src="
+	has "$W/out" '<g class="frame kernel" data-name="i915_request_wait" data-depth="3"'
 }
 
 t_json_escaping() {
@@ -1040,19 +1043,20 @@ t_diff() {
 	printf 'rec cpu=0 dur=1000000 site=1\nrec cpu=0 dur=1000000 site=2\n' | mk "$W/old.bin"
 	printf 'rec cpu=0 dur=1000000 site=1\nrec cpu=0 dur=5000000 site=2\nrec cpu=0 dur=2000000 site=3\n' | mk "$W/new.bin"
 	run 0 --offline diff "$W/old.bin" "$W/new.bin"
-	has "$W/out" "growth (total): +300.00%"
-	# sorted by growth: the (only) user stack +6 ms, active_wait +4 ms, ...
-	eq "$(sed -n 6p "$W/out" | awk '{print $7, $8}')" "+6.000 stack"
+	has "$W/out" "total +6.000 ms per capture (+300.0%), U 1.0 of 1, p 1, p(NEW higher) 0.5"
+	# sorted by delta: the (only) user stack +6 ms, active_wait +4 ms, ...
+	eq "$(sed -n 6p "$W/out" | awk '{print $7, $9, $(NF-3), $(NF-2)}')" "+6.000 +300.0% stack [no"
 	eq "$(sed -n 7p "$W/out" | awk '{print $7, $NF}')" "+4.000 active_wait"
-	eq "$(sed -n 8p "$W/out" | awk '{print $7, $NF}')" "+2.000 object_fence_wait"
+	eq "$(sed -n 8p "$W/out" | awk '{print $7, $9, $NF}')" "+2.000 new object_fence_wait"
 	eq "$(sed -n 9p "$W/out" | awk '{print $7, $NF}')" "+0.000 request_wait"
+	hasnt "$W/out" "verdict"
 	sed "s|$W/||" "$W/out" > "$W/g"
 	golden diff.txt "$W/g"
 	run 0 --offline -F json diff "$W/old.bin" "$W/new.bin"
 	json_ok "$W/out"
-	eq "$(jq_ "$W/out" 'd["rows"][0]["kind"] + " " + str(d["rows"][0]["growth_ns"])')" "stack 6000000"
-	eq "$(jq_ "$W/out" 'd["rows"][1]["key"] + " " + str(d["rows"][1]["growth_ns"])')" "active_wait 4000000"
-	eq "$(jq_ "$W/out" 'd["new"]["p99_ns"]')" 5000000
+	eq "$(jq_ "$W/out" 'd["rows"][0]["kind"] + " " + str(d["rows"][0]["delta"])')" "stack 6000000"
+	eq "$(jq_ "$W/out" 'd["rows"][1]["key"] + " " + str(d["rows"][1]["delta"])')" "active_wait 4000000"
+	eq "$(jq_ "$W/out" 'd["all"]["new"]["p99_ns"], d["verdict"], d["all"]["ci"]')" "5000000 None None"
 	golden diff.json "$W/out"
 }
 
@@ -1070,20 +1074,327 @@ t_diff_unresolved_stacks() {
 	eq "$(jq_ "$W/out" 'len(d["stacks"])')" 2
 }
 
-t_diff_bisect() {
-	printf 'rec cpu=0 dur=1000000\nrec cpu=0 dur=1000000\n' | mk "$W/old.bin"
-	printf 'rec cpu=0 dur=1000000\nrec cpu=0 dur=1100000\n' | mk "$W/new.bin"
-	run 0 --offline diff --threshold=10 "$W/old.bin" "$W/new.bin"	# +5%: good
-	run 1 --offline diff --threshold=4 "$W/old.bin" "$W/new.bin"	# bad
-	run 1 --offline diff --threshold=0 --metric=p99 "$W/old.bin" "$W/new.bin"
-	run 0 --offline diff --threshold=0 --metric=count "$W/old.bin" "$W/new.bin"
+# cap FILE US [HEADER-FIELDS [CPU-FIELDS]]: one capture, one stall of US
+# microseconds at site 1 (and one of 1 ms at site 2 for the stack table)
+cap() {
+	printf 'header %s\ncpu 0 %s\nrec cpu=0 dur=%s site=1\nrec cpu=0 dur=1000000 site=2\n' \
+		"${3:-}" "${4:-}" "$(($2 * 1000))" | mk "$1"
+}
+
+# OLD 1000..1070 us, NEW 1005..1065 us and one capture of 100 ms: one noisy
+# capture raises NEW's mean 13-fold, and the plain growth of the totals
+# (the old --threshold) would call it bad
+t_diff_one_noisy_capture_is_good() {
+	local i o=() n=()
+	for i in 0 1 2 3 4 5 6 7; do
+		cap "$W/o$i.bin" $((1000 + 10 * i)); o+=("$W/o$i.bin")
+		if [ $i = 7 ]; then cap "$W/n$i.bin" 100000; else cap "$W/n$i.bin" $((1005 + 10 * i)); fi
+		n+=("$W/n$i.bin")
+	done
+	run 0 --offline --metric=total diff --site=1 "${o[@]}" -- "${n[@]}"
+	has "$W/err" "8 OLD, 8 NEW captures: total +12.371 ms per capture"
+	has "$W/err" "U 36.0 of 64, p(NEW higher) 0.3"
+	has "$W/err" ": good"
+	has "$W/out" "verdict: good (exit 0)"
+	# one capture a side more above: the same
+	run 0 --offline diff --site=1 "${o[@]}" -- "${n[@]}"
+}
+
+# five captures a side, every NEW one above every OLD one at site 1
+diff5() {
+	local i
+	O=() N=()
+	for i in 1 2 3 4 5; do
+		printf 'cpu 0\nrec cpu=0 dur=%s site=1\nrec cpu=0 dur=2000000 site=2\nrec cpu=0 dur=500000 site=3\n' \
+			"$((1000000 + i * 1000))" | mk "$W/o$i.bin"
+		printf 'cpu 0\nrec cpu=0 dur=%s site=1\nrec cpu=0 dur=1000000 site=2\nrec cpu=0 dur=700000 site=4\n' \
+			"$((3000000 + i * 1000))" | mk "$W/n$i.bin"
+		O+=("$W/o$i.bin")
+		N+=("$W/n$i.bin")
+	done
+}
+
+t_diff_captures() {
+	diff5
+	run 1 --offline diff "${O[@]}" -- "${N[@]}"
+	has "$W/out" "old: 5 captures; per capture 3.0 stalls, 3.503 ms, p99 2.000 ms"
+	has "$W/out" "new: 5 captures; per capture 3.0 stalls, 4.703 ms, p99 3.003 ms"
+	has "$W/out" "total +1.200 ms per capture ["
+	has "$W/out" "U 25.0 of 25, p 0.00794, p(NEW higher) 0.00397"
+	has "$W/out" "verdict: bad (exit 1)"
+	has "$W/err" "5 OLD, 5 NEW captures: total +1.200 ms per capture"
+	has "$W/err" "U 25.0 of 25, p(NEW higher) 0.00397: bad"
+	# rows by delta; every site changed in every capture: all four found
+	# (Benjamini-Hochberg: q = p = 2/252), marked + or -
+	eq "$(sed -n 7p "$W/out" | awk '{print $7, $(NF-2), $(NF-1), $NF}')" "+2.000 + site request_wait"
+	eq "$(sed -n 8p "$W/out" | awk '{print $7, $(NF-4), $(NF-3)}')" "+1.200 + stack"
+	eq "$(sed -n 9p "$W/out" | awk '{print $7, $(NF-2), $(NF-1), $NF}')" "+0.700 + site fence_wait"
+	eq "$(grep ' active_wait$' "$W/out" | awk '{print $7, $(NF-3), $(NF-2)}')" "-1.000 0.00794 -"
+	eq "$(grep ' object_fence_wait$' "$W/out" | awk '{print $10, $(NF-2)}')" "-100.0% -"
+	run 1 --offline -F json diff "${O[@]}" -- "${N[@]}"
+	json_ok "$W/out"
+	eq "$(jq_ "$W/out" 'd["version"], d["captures"], d["verdict"]["name"], d["verdict"]["exit"]')" \
+		"2 {'old': 5, 'new': 5} bad 1"
+	eq "$(jq_ "$W/out" '[(r["key"], r["delta"], r["u"], r["change"]) for r in d["rows"] if r["kind"] == "site"]')" \
+		"[('request_wait', 2000000, 25, 1), ('fence_wait', 700000, 25, 1), ('object_fence_wait', -500000, 0, -1), ('active_wait', -1000000, 0, -1)]"
+	eq "$(jq_ "$W/out" 'round(d["all"]["p_greater"] * 252, 6), d["all"]["old"]["total_ns"], d["all"]["new"]["total_ns"]')" \
+		"1.0 3503000 4703000"
+	# the interval holds the delta and is the same in every run (seeded)
+	eq "$(jq_ "$W/out" 'd["all"]["ci"][0] <= d["all"]["delta"] <= d["all"]["ci"][1]')" True
+	cp "$W/out" "$W/first.json"
+	run 1 --offline -F json diff "${O[@]}" -- "${N[@]}"
+	cmp "$W/out" "$W/first.json"
+	run 1 --offline -F json --seed=7 diff "${O[@]}" -- "${N[@]}"
+	! cmp -s "$W/out" "$W/first.json"
+	# thresholds: bad needs a shift of 5% of OLD's median; 40% is not reached
+	run 0 --offline --min-growth=40 diff "${O[@]}" -- "${N[@]}"
+	has "$W/err" ": good"
+	# the count did not change: good; --alpha below what 5 a side can reach: abort
+	run 0 --offline --metric=count diff "${O[@]}" -- "${N[@]}"
+	run 128 --offline --alpha=0.001 diff "${O[@]}" -- "${N[@]}"
+	has "$W/err" "5 OLD and 5 NEW captures cannot reach alpha 0.001; take at least 7 a side"
+	# NEW and OLD swapped: shrinkage is good
+	run 0 --offline diff "${N[@]}" -- "${O[@]}"
+	# an option's argument "--" is not the separator; options after "--" are files
+	run 64 --offline diff --comm -- "${O[@]}"
+	run 125 --offline diff "${O[@]}" -- "${N[@]:0:4}" --min-us=1
+	has "$W/err" "--min-us=1"
+}
+
+t_diff_top() {
+	local i
+	for i in 1 2 3; do
+		printf 'cpu 0\nrec cpu=0 dur=1000000 u=0x10\nrec cpu=0 dur=1000000 u=0x10,0x20\nrec cpu=0 dur=1000000 u=0x10,0x20,0x30\n' | mk "$W/top-o$i.bin"
+		printf 'cpu 0\nrec cpu=0 dur=3000000 u=0x10\nrec cpu=0 dur=1000000 u=0x10,0x20\nrec cpu=0 dur=2000000 u=0x10,0x20,0x30\n' | mk "$W/top-n$i.bin"
+	done
+	run 1 --offline diff --top=1 "$W"/top-o?.bin -- "$W"/top-n?.bin
+	has "$W/out" "# 1 of 3 user stacks shown, the largest changes (--top)"
+	eq "$(grep -c ' stack ' "$W/out")" 1
+	eq "$(grep ' stack ' "$W/out" | awk '{print $7, $NF}')" "+2.000 [unknown]"
+}
+
+t_diff_verdict_skip_reasons() {
+	local ok=(0 1 2) i
+	for i in 0 1 2; do
+		cap "$W/o$i.bin" 1000
+		cap "$W/n$i.bin" 2000
+	done
+	O=("$W/o0.bin" "$W/o1.bin" "$W/o2.bin")
+	run 1 --offline diff "${O[@]}" -- "$W"/n?.bin
+	# a NEW capture that lost 1 of its 3 stalls (more than 1%)
+	cap "$W/n2.bin" 2000 "" "dropped=1"
+	run 125 --offline diff "${O[@]}" -- "$W"/n?.bin
+	has "$W/err" "$W/n2.bin: lost 33.33% of its stalls (1 of 3), more than 1.00%"
+	has "$W/err" "i915-stalls: skip"
+	has "$W/out" "verdict: skip (exit 125)"
+	run 1 --offline --max-lost=50 diff "${O[@]}" -- "$W"/n?.bin
+	# another kernel, device, threshold within NEW
+	cap "$W/n2.bin" 2000 "release=6.12.0-other"
+	run 125 --offline diff "${O[@]}" -- "$W"/n?.bin
+	has "$W/err" "$W/n2.bin: kernel 6.12.0-other, but $W/n0.bin is from kernel 6.12.0-test"
+	cap "$W/n2.bin" 2000 "device=0000:03:00.0"
+	run 125 --offline diff "${O[@]}" -- "$W"/n?.bin
+	has "$W/err" "$W/n2.bin: device 0000:03:00.0, but $W/o0.bin is of device 0000:00:02.0"
+	cap "$W/n2.bin" 2000 "threshold_ns=500000"
+	run 125 --offline diff "${O[@]}" -- "$W"/n?.bin
+	has "$W/err" "$W/n2.bin: recorded with threshold 500 us, but $W/o0.bin with 0 us"
+	# no stalls after the filters, two reasons: both printed
+	printf 'cpu 0\n' | mk "$W/n2.bin"
+	cap "$W/n1.bin" 2000 "" "dropped=1"
+	run 125 --offline diff "${O[@]}" -- "$W"/n?.bin
+	has "$W/err" "$W/n2.bin: no stalls to compare"
+	has "$W/err" "$W/n1.bin: lost 33.33%"
+	has "$W/out" "  $W/n2.bin: no stalls to compare"
+	# a NEW capture that cannot be read: skip; an OLD one: abort
+	cap "$W/n1.bin" 2000
+	: > "$W/n2.bin"
+	run 125 --offline diff "${O[@]}" -- "$W"/n?.bin
+	has "$W/err" "$W/n2.bin: unusable NEW capture: skip"
+	cap "$W/n2.bin" 2000
+	: > "$W/o2.bin"
+	run 128 --offline diff "${O[@]}" -- "$W"/n?.bin
+	has "$W/err" "$W/o2.bin: unusable OLD capture: abort"
+	# a reason on the OLD side aborts
+	cap "$W/o2.bin" 1000 "" "dropped=1"
+	run 128 --offline diff "${O[@]}" -- "$W"/n?.bin
+	has "$W/err" "i915-stalls: abort"
+	cap "$W/o2.bin" 1000
+	# too few captures to reach the level
+	run 128 --offline diff "$W/o0.bin" "$W/o1.bin" -- "$W/n0.bin" "$W/n1.bin"
+	has "$W/err" "2 OLD and 2 NEW captures cannot reach alpha 0.05; take at least 3 a side"
+	# no capture on a side, usage errors: abort
+	run 128 --offline diff "${O[@]}" --
+	run 128 --offline diff --alpha=2 "${O[@]}" -- "$W"/n?.bin
+	run 128 --offline diff "$W/o0.bin"  --min-growth=5
+	# without a verdict asked: the plain statuses
+	run 64 --offline diff "$W/o0.bin"
 	: > "$W/bad.bin"
-	run 125 --offline diff --threshold=10 "$W/old.bin" "$W/bad.bin"	# NEW unusable: skip
-	run 128 --offline diff --threshold=10 "$W/bad.bin" "$W/new.bin"	# OLD unusable: abort
-	printf 'cpu 0\n' | mk "$W/none.bin"
-	run 125 --offline diff --threshold=10 "$W/old.bin" "$W/none.bin"
-	run 128 --offline diff --threshold=10 "$W/old.bin"
-	run 2 --offline diff "$W/old.bin" "$W/bad.bin"	# no threshold: plain fatal
+	run 2 --offline diff "$W/o0.bin" "$W/bad.bin"
+}
+
+# the known diff of tests/browser/cases/diff-*.folded, as stall files with
+# kernel frames: OLD 600 us, NEW 700 us per capture, in three captures a side
+KNOWN_KS='ffffffff81000000 T _stext
+ffffffff81000100 T run_frame
+ffffffff81000200 T wait_fences
+ffffffff81000300 T queue_submit
+ffffffff81000400 T load_assets
+ffffffff81000500 T shutdown_wait'
+known_diff() {
+	local side i
+	echo "$KNOWN_KS" > "$W/known.ks"
+	for i in 1 2 3; do
+		# OLD: wait 100, submit 200, load 200, shutdown 100 (+-10 a capture)
+		printf 'header kernel_anchor=_stext kernel_anchor_addr=0xffffffff81000000
+cpu 0
+rec cpu=0 pid=5 tgid=5 comm=app dur=%s k=0xffffffff81000205,0xffffffff81000105
+rec cpu=0 pid=5 tgid=5 comm=app dur=%s k=0xffffffff81000305,0xffffffff81000105
+rec cpu=0 pid=5 tgid=5 comm=app dur=200000 k=0xffffffff81000405
+rec cpu=0 pid=5 tgid=5 comm=app dur=100000 k=0xffffffff81000505
+' $((80000 + 10000 * i)) $((220000 - 10000 * i)) | mk "$W/ko$i.bin"
+		# NEW: wait 400, submit 100, load 200
+		printf 'header kernel_anchor=_stext kernel_anchor_addr=0xffffffff81000000
+cpu 0
+rec cpu=0 pid=5 tgid=5 comm=app dur=400000 k=0xffffffff81000205,0xffffffff81000105
+rec cpu=0 pid=5 tgid=5 comm=app dur=100000 k=0xffffffff81000305,0xffffffff81000105
+rec cpu=0 pid=5 tgid=5 comm=app dur=200000 k=0xffffffff81000405
+' | mk "$W/kn$i.bin"
+	done
+}
+
+t_diff_folded_two_columns() {
+	known_diff
+	run 64 --offline --kallsyms "$W/known.ks" -F folded diff "$W"/ko?.bin "$W"/kn?.bin
+	# the verdict of all stalls: 600 -> 700 us in every capture, bad
+	run 1 --offline --kallsyms "$W/known.ks" -F folded diff "$W"/ko?.bin -- "$W"/kn?.bin
+	has "$W/err" "U 9.0 of 9, p(NEW higher) 0.05: bad"
+	cat > "$W/want" <<'EOF2'
+app-5/5;load_assets_[k] 200 200
+app-5/5;run_frame_[k];queue_submit_[k] 200 100
+app-5/5;run_frame_[k];wait_fences_[k] 100 400
+app-5/5;shutdown_wait_[k] 100 0
+EOF2
+	diff -u "$W/want" "$W/out"
+	# per capture: OLD 200, 200 and 201 us give 200.333
+	printf 'header kernel_anchor=_stext kernel_anchor_addr=0xffffffff81000000\ncpu 0\nrec cpu=0 pid=5 tgid=5 comm=app dur=201000 k=0xffffffff81000405\n' | mk "$W/kx.bin"
+	run 128 --offline --kallsyms "$W/known.ks" -F folded --folded-root=comm diff \
+		"$W/ko1.bin" "$W/ko2.bin" "$W/kx.bin" -- "$W/kn1.bin"
+	eq "$(grep load_assets "$W/out")" "app;load_assets_[k] 200.333 200"
+	run 0 --offline --kallsyms "$W/known.ks" -F folded --weight=count diff "$W/ko1.bin" "$W/kn1.bin"
+	eq "$(grep shutdown "$W/out")" "app-5/5;shutdown_wait_[k] 1 0"
+}
+
+# svg_attr FILE NAME ATTR: the attribute of the frames named NAME, one a line
+svg_attr() {
+	python3 - "$@" <<'EOF2'
+import sys, xml.etree.ElementTree as ET
+ns = {'s': 'http://www.w3.org/2000/svg'}
+root = ET.parse(sys.argv[1]).getroot()
+for g in root.iter('{http://www.w3.org/2000/svg}g'):
+    if g.get('data-name') == sys.argv[2]:
+        r = g.find('s:rect', ns)
+        a = sys.argv[3]
+        print(r.get(a) if a in ('fill', 'width', 'x') else
+              g.find('s:title', ns).text if a == 'title' else g.get(a))
+EOF2
+}
+
+t_diff_svg_colours() {
+	known_diff
+	run 1 --offline --kallsyms "$W/known.ks" -F svg diff "$W"/ko?.bin -- "$W"/kn?.bin
+	cp "$W/out" "$W/d.svg"
+	# the fills of docs/bisect.md's contract: largest change +300 us
+	eq "$(svg_attr "$W/d.svg" wait_fences fill)" "rgb(255,0,0)"
+	eq "$(svg_attr "$W/d.svg" run_frame fill)" "rgb(255,70,70)"
+	eq "$(svg_attr "$W/d.svg" queue_submit fill)" "rgb(140,140,255)"
+	eq "$(svg_attr "$W/d.svg" load_assets fill)" "rgb(230,230,230)"
+	eq "$(svg_attr "$W/d.svg" app-5/5 fill | head -1)" "rgb(255,140,140)"
+	# the vanished stack, in the second pane, at OLD's width on the same scale
+	eq "$(svg_attr "$W/d.svg" shutdown_wait fill)" "rgb(140,140,255)"
+	eq "$(svg_attr "$W/d.svg" shutdown_wait title)" "shutdown_wait: vanished, OLD 100 us"
+	eq "$(svg_attr "$W/d.svg" shutdown_wait width)" "168.57"
+	eq "$(svg_attr "$W/d.svg" run_frame title)" "run_frame: NEW 500 us, OLD 300 us, +200 us (+66.7%)"
+	eq "$(svg_attr "$W/d.svg" run_frame data-delta)" 200
+	eq "$(svg_attr "$W/d.svg" wait_fences class)" "frame kernel"
+	has "$W/d.svg" 'class="i915-flame diff"'
+	has "$W/d.svg" '<g class="pane" id="pane-new" data-label="NEW" data-x="10" data-width="1180" data-total="700" data-span="700">'
+	has "$W/d.svg" '<g class="pane" id="pane-gone" data-label="vanished" data-x="10" data-width="1180" data-total="100" data-span="700">'
+	has "$W/d.svg" "NEW 700 us, OLD 600 us, change +100 us (+16.7%); vanished stacks 100 us"
+	has "$W/d.svg" '<g id="legend">'
+	has "$W/d.svg" "full at 300 us"
+	# self-contained: the script and style inline, nothing loaded
+	has "$W/d.svg" "<script type=\"text/ecmascript\"><![CDATA["
+	hasnt "$W/d.svg" 'href='
+	hasnt "$W/d.svg" 'http://www.w3.org/1999/xlink'
+	# the same as the contract's reference writer, frame by frame
+	run 1 --offline --kallsyms "$W/known.ks" -F folded diff "$W"/ko?.bin -- "$W"/kn?.bin
+	awk '$2 > 0 {print $1, $2}' "$W/out" > "$W/old.folded"
+	awk '$3 > 0 {print $1, $3}' "$W/out" > "$W/new.folded"
+	python3 "$HERE/browser/mksvg.py" diff "$W/old.folded" "$W/new.folded" -o "$W/ref.svg" \
+		--title "i915 stalls: differential"
+	frames() { grep -o '<g class="frame[^>]*>.*</g>' "$1"; }
+	diff -u <(frames "$W/ref.svg") <(frames "$W/d.svg")
+}
+
+t_svg_contract_flame() {
+	run 1 --offline --kallsyms "$KS" -F svg "$W/golden.bin"
+	cp "$W/out" "$W/f.svg"
+	has "$W/f.svg" '<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="1200"'
+	has "$W/f.svg" 'class="i915-flame" data-unit="us">'
+	# kernel frames in their hue (aqua), user frames "hot", unresolved grey
+	eq "$(svg_attr "$W/f.svg" schedule_timeout class)" "frame kernel"
+	eq "$(svg_attr "$W/f.svg" schedule_timeout fill)" "rgb(67,207,193)"
+	eq "$(svg_attr "$W/f.svg" all fill)" "rgb(200,200,200)"
+	eq "$(svg_attr "$W/f.svg" glxgears:w-100/102 fill)" "rgb(180,180,225)"
+	eq "$(svg_attr "$W/f.svg" '[unknown]' class | sort -u | tr '\n' ,)" "frame kernel unresolved,frame user unresolved,"
+	# the same frames as the reference writer draws from the folded stacks
+	run 1 --offline --kallsyms "$KS" -F folded "$W/golden.bin"
+	python3 "$HERE/browser/mksvg.py" flame "$W/out" -o "$W/ref.svg"
+	frames() { grep -o '<g class="frame[^>]*>.*</g>' "$1"; }
+	diff -u <(frames "$W/ref.svg") <(frames "$W/f.svg")
+}
+
+# i915-stalls-bisect with this reader on a fake debugfs: the workload
+# writes the log a run would leave (stalls of 1 ms + K * 10 us in run K,
+# times $SLOW percent)
+t_bisect_helper_with_the_reader() {
+	local d=$W/dri/0 rc B=$HERE/../i915-stalls-bisect
+	mkdir -p "$d"
+	echo 0 > "$d/i915_stalls_enable"
+	echo 1000 > "$d/i915_stalls_threshold_us"
+	: > "$d/i915_stalls_clear"
+	: > "$d/i915_stalls"
+	cat > "$W/work.sh" <<WORK
+#!/bin/bash
+dur=\$(( (1000000 + I915_STALLS_RUN * 10000) * \${SLOW:-100} / 100 ))
+lost=
+[ "\${LOSSY:-x}" != "\$I915_STALLS_RUN" ] || lost=dropped=5
+printf 'cpu 0 %s\nrec cpu=0 dur=%s site=1 comm=frame-test pid=9 tgid=9\nrec cpu=0 dur=%s site=2 comm=frame-test pid=9 tgid=9\n' \
+	"\$lost" "\$dur" "\$dur" | "$MK" "$d/i915_stalls"
+WORK
+	chmod +x "$W/work.sh"
+	export I915_STALLS_DEBUGFS=$W/dri I915_STALLS=$BIN
+	"$B" capture -o "$W/ref" -n 6 -- "$W/work.sh" 2> "$W/err"
+	eq "$(ls "$W/ref" | tr '\n' ' ')" "capture-1.bin capture-2.bin capture-3.bin capture-4.bin capture-5.bin capture-6.bin "
+	# the same kernel: good
+	rc=0; "$B" run --ref="$W/ref" -n 6 -D --offline -- "$W/work.sh" > "$W/out" 2> "$W/err" || rc=$?
+	eq "$rc" 0
+	has "$W/err" "6 OLD, 6 NEW captures: total +0.000 ms per capture"
+	has "$W/out" "verdict: good (exit 0)"
+	# 50% slower: bad
+	rc=0; SLOW=150 "$B" run --ref="$W/ref" -n 6 -D --offline -- "$W/work.sh" > "$W/out" 2> "$W/err" || rc=$?
+	eq "$rc" 1
+	has "$W/err" "U 36.0 of 36, p(NEW higher) 0.00108: bad"
+	# run 3 lost 5 of its 7 stalls: skip, saying why
+	rc=0; LOSSY=3 SLOW=150 "$B" run --ref="$W/ref" -n 6 -D --offline -- "$W/work.sh" > "$W/out" 2> "$W/err" || rc=$?
+	eq "$rc" 125
+	has_re "$W/err" "capture-3.bin: lost 71.43% of its stalls \(5 of 7\), more than 1.00%"
+	# a filter that leaves nothing: the reference is unusable, abort
+	rc=0; "$B" run --ref="$W/ref" -n 6 -D --offline -D --comm=nobody -- "$W/work.sh" > "$W/out" 2> "$W/err" || rc=$?
+	eq "$rc" 128
+	has "$W/err" "capture-1.bin: no stalls to compare"
+	eq "$(cat "$d/i915_stalls_enable")" 0	# put back
+	unset I915_STALLS_DEBUGFS I915_STALLS
 }
 
 # ------------------------------------------------------------------ run
