@@ -8,12 +8,15 @@
 
 # compare LABEL EXE FILE [compare.py args]: run EXE, compare FILE's frames
 compare() {
-	local label=$1 exe=$2 file=$3
+	local label=$1 exe=$2 file=$3 rc=0
 	shift 3
 	spawn "$exe"
+	# its status, not tee's
 	python3 "$HERE/compare.py" --reader "$BIN" --mkstall "$MK" --work "$W" --pid "$FXPID" \
-		--file "$file" --boot "$BOOT" --label "$label" --plt "$@" | tee -a "$W/compare-summary.txt"
+		--file "$file" --boot "$BOOT" --label "$label" --plt "$@" > "$W/cmp.out" || rc=$?
+	tee -a "$W/compare-summary.txt" < "$W/cmp.out"
 	kill "$FXPID"
+	return "${rc:-0}"
 }
 
 M=$FX/many
@@ -42,7 +45,7 @@ t_compare_debug_file_only() {
 t_compare_libc() {
 	# every 4th call site of libc (about 3300), and all of ld.so, with
 	# their debug files from libc6-dbg (userspace/DEPENDS)
-	local libc ld
+	local libc ld rc=0
 	dpkg-query -W -f='${Status}' libc6-dbg 2>/dev/null | grep -q "install ok installed" ||
 		{ echo "libc6-dbg is not installed: make setup (userspace/DEPENDS)"; return 1; }
 	spawn "$M/pie/many"
@@ -51,8 +54,9 @@ t_compare_libc() {
 	for f in "$libc" "$ld"; do
 		python3 "$HERE/compare.py" --reader "$BIN" --mkstall "$MK" --work "$W" --pid "$FXPID" \
 			--file "$f" --boot "$BOOT" --label "$(basename "$f")" --plt \
-			--sample "$([ "$f" = "$libc" ] && echo 4 || echo 1)" --min 1000 |
-			tee -a "$W/compare-summary.txt"
+			--sample "$([ "$f" = "$libc" ] && echo 4 || echo 1)" --min 1000 > "$W/cmp.out" || rc=$?
+		tee -a "$W/compare-summary.txt" < "$W/cmp.out"
+		[ "${rc:-0}" = 0 ] || return "$rc"
 	done
 	# and they really used the debug files: static functions by name
 	awk '/^libc.so.6: / { n = $2; u = substr($5, 2) } END { exit !(n > 3000 && u * 100 < n) }' \
