@@ -366,6 +366,33 @@ static uint8_t binding_value(const GElf_Sym *s)
 	}
 }
 
+/*
+ * Whether libdwfl matches each symbol at the one value
+ * dwfl_module_getsym_info() gives: so on every machine whose elfutils
+ * backend does not resolve function descriptors to code addresses
+ * (resolve_sym_value: ppc64), where __libdwfl_addrsym() tries two.
+ */
+static bool plain_values(Dwfl_Module *mod)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Ehdr eh;
+
+	if (!elf || !gelf_getehdr(elf, &eh))
+		return false;
+	switch (eh.e_machine) {
+	case EM_X86_64:
+	case EM_386:
+	case EM_AARCH64:
+	case EM_ARM:
+	case EM_RISCV:
+	case EM_S390:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static struct symidx *symidx_build(Dwfl_Module *mod)
 {
 	struct symidx *x = xcalloc(1, sizeof(*x));
@@ -373,7 +400,7 @@ static struct symidx *symidx_build(Dwfl_Module *mod)
 	size_t cap = 0, sgcap = 0;
 
 	x->first_global = dwfl_module_getsymtab_first_global(mod);
-	if (n < 0 || x->first_global < 0) {
+	if (n < 0 || x->first_global < 0 || !plain_values(mod)) {
 		x->linear = true;
 		return x;
 	}
@@ -389,10 +416,6 @@ static struct symidx *symidx_build(Dwfl_Module *mod)
 		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION ||
 		    type == STT_FILE || type == STT_TLS)
 			continue;
-		if (value != sym.st_value + bias) {
-			x->linear = true;	/* resolved: two values to try */
-			break;
-		}
 		if (!sym.st_size) {
 			if (i >= x->first_global) {
 				if (x->nsg == sgcap) {
