@@ -109,6 +109,12 @@ static void block(struct sbuf *b, const struct sstack *st)
 {
 	unsigned int i;
 
+	/* the frames' labels, fetched ahead: a stack not seen before has
+	 * frames all over the cache */
+	for (i = 0; st && i < st->depth; i++) {
+		__builtin_prefetch((const char *)st->frames[i] + offsetof(struct sframe, label));
+		__builtin_prefetch(st->frames[i]->label);
+	}
 	for (i = 0; st && i < st->depth; i++) {
 		sb_put(b, "    #", 5);
 		sb_dec(b, i, 0);

@@ -50,8 +50,13 @@ struct sent {
  * of it, where it deletes (the slots it passed last are the oldest), and
  * the probe runs there grew to thousands of entries.
  */
+struct cslot {
+	uint64_t hash;		/* the entry's: probes compare it without a miss */
+	struct centry *e;
+};
+
 struct ctable {
-	struct centry **t;
+	struct cslot *t;
 	size_t n, cap;
 	struct centry **q;	/* ring of the n entries, oldest at qhead */
 	size_t qhead, qcap;
@@ -90,14 +95,15 @@ static void ct_put(struct ctable *T, struct centry *e)
 {
 	size_t h = e->hash & (T->cap - 1);
 
-	while (T->t[h])
+	while (T->t[h].e)
 		h = (h + 1) & (T->cap - 1);
-	T->t[h] = e;
+	T->t[h].hash = e->hash;
+	T->t[h].e = e;
 }
 
 static void ct_reserve(struct ctable *T)
 {
-	struct centry **old = T->t;
+	struct cslot *old = T->t;
 	size_t oc = T->cap, i;
 
 	if ((T->n + 1) * 2 <= T->cap)
@@ -106,8 +112,8 @@ static void ct_reserve(struct ctable *T)
 	T->t = xcalloc(T->cap, sizeof(*T->t));
 	C.bytes += (T->cap - oc) * sizeof(*T->t);
 	for (i = 0; i < oc; i++)
-		if (old[i])
-			ct_put(T, old[i]);
+		if (old[i].e)
+			ct_put(T, old[i].e);
 	free(old);
 }
 
@@ -144,16 +150,16 @@ static void ct_del(struct ctable *T, size_t i)
 
 	for (;;) {
 		j = (j + 1) & mask;
-		if (!T->t[j])
+		if (!T->t[j].e)
 			break;
-		k = T->t[j]->hash & mask;
+		k = T->t[j].hash & mask;
 		/* move t[j] to i unless its home lies in (i, j] */
 		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
 			T->t[i] = T->t[j];
 			i = j;
 		}
 	}
-	T->t[i] = NULL;
+	T->t[i].e = NULL;
 	T->n--;
 }
 
@@ -191,7 +197,7 @@ static bool ct_evict_one(struct ctable *T, int table, size_t *budget_steps)
 			continue;
 		}
 		T->n++;		/* ct_del() counts it */
-		for (i = e->hash & (T->cap - 1); T->t[i] != e; i = (i + 1) & (T->cap - 1))
+		for (i = e->hash & (T->cap - 1); T->t[i].e != e; i = (i + 1) & (T->cap - 1))
 			;
 		ct_del(T, i);
 		free_entry(table, e);
@@ -367,17 +373,19 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	return e;
 }
 
-static struct fent *frame_get(const struct stall *s, const void *space, int kind, uint64_t addr)
+static struct fent *frame_get_h(const struct stall *s, const void *space, int kind,
+				uint64_t addr, uint64_t h)
 {
-	uint64_t h = frame_hash(space, kind, addr);
 	struct frame fr;
 	struct fent *e;
 	size_t i;
 
 	if (C.frames.cap)
-		for (i = h & (C.frames.cap - 1); C.frames.t[i]; i = (i + 1) & (C.frames.cap - 1)) {
-			e = (struct fent *)C.frames.t[i];
-			if (e->c.hash == h && e->addr == addr && e->c.space == space &&
+		for (i = h & (C.frames.cap - 1); C.frames.t[i].e; i = (i + 1) & (C.frames.cap - 1)) {
+			if (C.frames.t[i].hash != h)
+				continue;
+			e = (struct fent *)C.frames.t[i].e;
+			if (e->addr == addr && e->c.space == space &&
 			    e->c.kind == kind) {
 				e->c.ref = 1;
 				e->c.epoch = C.epoch;
@@ -393,6 +401,41 @@ static struct fent *frame_get(const struct stall *s, const void *space, int kind
 	e = frame_entry(&fr, kind != K_KERNEL, h, space, kind);
 	ct_insert(&C.frames, &e->c);
 	return e;
+}
+
+static struct fent *frame_get(const struct stall *s, const void *space, int kind, uint64_t addr)
+{
+	return frame_get_h(s, space, kind, addr, frame_hash(space, kind, addr));
+}
+
+#define PREFETCH_MAX 64
+
+/*
+ * The frames of a stack not cached: their hashes, and their table slots
+ * then their entries fetched ahead, so that the cache misses of a stack of
+ * frames seen before overlap instead of coming one after another.
+ */
+static void prefetch_frames(const void *space, bool user, unsigned int depth, const __u64 *a,
+			    uint64_t *h)
+{
+	size_t mask = C.frames.cap - 1;
+	unsigned int i;
+
+	for (i = 0; i < depth; i++) {
+		h[i] = frame_hash(space, !user ? K_KERNEL : i ? K_USER_RET : K_USER_PC, a[i]);
+		if (C.frames.cap)
+			__builtin_prefetch(&C.frames.t[h[i] & mask]);
+	}
+	for (i = 0; i < depth && C.frames.cap; i++) {
+		size_t k;
+
+		/* the first entry of its hash: almost always the one */
+		for (k = h[i] & mask; C.frames.t[k].e; k = (k + 1) & mask)
+			if (C.frames.t[k].hash == h[i]) {
+				__builtin_prefetch(C.frames.t[k].e);
+				break;
+			}
+	}
 }
 
 /* ---------------------------------------------------------------- stacks */
@@ -412,13 +455,16 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 {
 	uint64_t h = stack_hash(space, user, depth, a);
 	const struct sframe **frames;
+	uint64_t fh[PREFETCH_MAX];
 	struct sent *e;
 	size_t i, len;
 
 	if (C.stacks.cap)
-		for (i = h & (C.stacks.cap - 1); C.stacks.t[i]; i = (i + 1) & (C.stacks.cap - 1)) {
-			e = (struct sent *)C.stacks.t[i];
-			if (e->c.hash == h && e->c.space == space && e->c.kind == user &&
+		for (i = h & (C.stacks.cap - 1); C.stacks.t[i].e; i = (i + 1) & (C.stacks.cap - 1)) {
+			if (C.stacks.t[i].hash != h)
+				continue;
+			e = (struct sent *)C.stacks.t[i].e;
+			if (e->c.space == space && e->c.kind == user &&
 			    e->st.depth == depth && !memcmp(e->addrs, a, depth * sizeof(*a))) {
 				e->c.ref = 1;
 				e->c.epoch = C.epoch;
@@ -427,6 +473,8 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 			}
 		}
 	C.misses[1]++;
+	if (depth <= PREFETCH_MAX)
+		prefetch_frames(space, user, depth, a, fh);
 	len = sizeof(*e) + depth * (sizeof(*a) + sizeof(*e->st.frames));
 	make_room(len);
 	e = xmalloc(len);
@@ -443,8 +491,9 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 	e->st.frames = frames;
 	e->st.addrs = e->addrs;
 	for (i = 0; i < depth; i++) {
-		struct fent *f = frame_get(s, space, !user ? K_KERNEL : i ? K_USER_RET : K_USER_PC,
-					   a[i]);
+		int kind = !user ? K_KERNEL : i ? K_USER_RET : K_USER_PC;
+		struct fent *f = depth <= PREFETCH_MAX ? frame_get_h(s, space, kind, a[i], fh[i])
+						       : frame_get(s, space, kind, a[i]);
 
 		f->c.refs++;
 		frames[i] = &f->sf;
@@ -496,8 +545,8 @@ static void ct_free(struct ctable *T, int table)
 	size_t i;
 
 	for (i = 0; i < T->cap; i++)
-		if (T->t[i])
-			free_entry(table, T->t[i]);
+		if (T->t[i].e)
+			free_entry(table, T->t[i].e);
 	free(T->t);
 	free(T->q);
 	memset(T, 0, sizeof(*T));
