@@ -46,6 +46,32 @@ COMPAT_CHAIN = ["gpu_wait32", "wait_for_gpu32", "submit_batch32", "render_frame3
 COMPAT_LIBC_CHAIN = ["wait_for_gpu32", "submit_batch32", "render_frame32", "main"]
 F_KTHREAD, F_COMPAT = 0x1, 0x2
 
+# vkapp, the Vulkan-shaped client (e2e/client/vkapp.c, vkdrv.c): its waits
+# are DRM syncobj waits through Debian's libdrm, its driver layer has no
+# frame pointers, and libdrm's drmIoctl() keeps its ioctl argument in %rbp,
+# so the kernel's frame-pointer walk of the user stack finds exactly two
+# entries: the pc in glibc's ioctl(), then the argument struct's second
+# word taken as a return address (timeout_nsec of DRM_IOCTL_SYNCOBJ_WAIT,
+# the point array's address of DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT); its first
+# word, the handle array on the heap below the stack, ends the walk.  Lost
+# until the user-frames issue lands: drmIoctl, drmSyncobjWait /
+# drmSyncobjTimelineWait (libdrm), drv_* (the driver), vkWaitForFences /
+# vkWaitSemaphores (the loader's tail calls leave no frame at all, for any
+# unwinder), draw_frame / wait_timeline, main / timeline_main.
+VK_DIR = "/opt/gpu-demo/"
+VK_FILES = {VK_DIR + f for f in ("vkapp", "libvkloader.so", "libvkdrv.so")}
+VK_LOST = ["drmIoctl", "drmSyncobjWait|drmSyncobjTimelineWait", "drv_sync_wait_many",
+           "drv_WaitForFences|drv_WaitSemaphores", "vkWaitForFences|vkWaitSemaphores",
+           "draw_frame|wait_timeline", "main|timeline_main"]
+LIBC_IOCTL = {"ioctl", "__ioctl", "__GI___ioctl"}
+VK_SITES = {"syncobj_wait": 5, "syncobj_timeline_wait": 6}
+VK_KERNEL = {"syncobj_wait": ["drm_syncobj_wait_ioctl", "drm_ioctl", "__x64_sys_ioctl",
+                              "do_syscall_64"],
+             "syncobj_timeline_wait": ["drm_syncobj_timeline_wait_ioctl", "drm_ioctl",
+                                       "__x64_sys_ioctl", "do_syscall_64"]}
+SYNC_NAMES = [(0x1, "wait_all"), (0x2, "for_submit"), (0x4, "available"), (0x8, "deadline"),
+              (0x100, "unsubmitted")]
+
 results = []
 
 
@@ -296,6 +322,159 @@ def check_compat(g, rootfs):
               f"user stack {[hex(a) for a in us]} = {names}, want {want}")
 
 
+def raw_sync(path):
+    """(record_size, [(tid, site, fence_count, sync_flags)]) of a 1.1 file,
+    decoded here from the layout, without the reader."""
+    b = open(path, "rb").read()
+    if b[:8] != b"I915STL\n":
+        raise ValueError(f"{path}: bad magic")
+    major, minor, hsize, rec_size = struct.unpack_from("<HHII", b, 8)
+    off, count = struct.unpack_from("<QQ", b, 40)
+    if (major, minor) < (1, 1) or rec_size < 648:
+        raise ValueError(f"{path}: format {major}.{minor}, record_size {rec_size}: not 1.1")
+    out = []
+    for i in range(count):
+        r = off + i * rec_size
+        pid, = struct.unpack_from("<I", b, r + 64)
+        site, = struct.unpack_from("<H", b, r + 86)
+        fc, sf = struct.unpack_from("<II", b, r + 640)
+        out.append((pid, site, fc, sf))
+    return rec_size, out
+
+
+def check_vk_stall(name, st, cs, vk_pid, hz):
+    """One syncobj wait of vkapp against what the client did."""
+    why = []
+    jiffy = jiffy_ns(hz)
+    if st["pid"] != cs["pid"] or st["tid"] != cs["tid"] or st["comm"] != cs["comm"]:
+        why.append(f"pid/tid/comm {st['pid']}/{st['tid']}/{st['comm']}, "
+                   f"want {cs['pid']}/{cs['tid']}/{cs['comm']}")
+    if st["site"] != cs["site"] or st["site_id"] != VK_SITES[cs["site"]]:
+        why.append(f"site {st['site']} ({st['site_id']}), want {cs['site']}")
+    if st["outcome"] != "completed" or st["error"] != 0:
+        why.append(f"outcome {st['outcome']} error {st['error']}, want completed 0")
+    if st["fence_count"] != cs["fence_count"]:
+        why.append(f"fence_count {st['fence_count']}, want {cs['fence_count']}")
+    flags = cs["wait_flags"] | (0x100 if cs["kind"] == "unsubmitted" else 0)
+    want_sync = [n for b, n in SYNC_NAMES if flags & b]
+    if st["sync_flags"] != want_sync:
+        why.append(f"sync_flags {st['sync_flags']}, want {want_sync} "
+                   f"(the driver passed {cs['wait_flags']:#x})")
+    if cs["named"]:
+        want_f = {"context": hex(cs["named"]["context"]), "seqno": cs["named"]["seqno"]}
+        if st["fence"] != want_f:
+            why.append(f"fence {st['fence']}, want {want_f} (the first handle's)")
+        if st["owner"] != {"pid": vk_pid, "comm": "vkapp"}:
+            why.append(f"owner {st['owner']}, want vkapp[{vk_pid}], the mock file's opener")
+        if st["engine"] != {"class": "rcs", "class_id": 0, "instance": 0}:
+            why.append(f"engine {st['engine']}, want rcs0")
+    elif st["fence"] is not None or st["owner"] is not None:
+        why.append(f"fence {st['fence']} owner {st['owner']}: a wait that slept before its "
+                   f"fence existed names none")
+    # the end of the wait: the work it needed, from the first submit
+    end = st["start_ns"] + st["duration_ns"]
+    need = cs["ts_ns"] + cs["needed_ms"] * 1_000_000
+    lo, hi = need - jiffy - 1_000_000, need + SLACK_HIGH_NS
+    if not lo <= end <= hi:
+        why.append(f"wait ended at {end}, {(end - need) / 1e6:+.3f} ms from submit + "
+                   f"{cs['needed_ms']} ms: outside [-{(jiffy + 1_000_000) / 1e6:g}, "
+                   f"+{SLACK_HIGH_NS / 1e6:g}] ms")
+    if st["duration_ns"] > cs["t1_ns"] - cs["t0_ns"]:
+        why.append(f"duration {st['duration_ns']} ns longer than the client's call took "
+                   f"({cs['t1_ns'] - cs['t0_ns']} ns)")
+    if cs["kind"] == "unsubmitted" and not st["start_ns"] < cs["ts_ns"]:
+        why.append(f"the wait began at {st['start_ns']}, not before point 2's submit at "
+                   f"{cs['ts_ns']}: the client's G delay is too short")
+    # the user stack: exactly what the frame-pointer walk can reach
+    us = st["ustack"]
+    second = cs["abs_timeout_ns"] if cs["site"] == "syncobj_wait" else cs["points_addr"]
+    if (len(us) != 2 or us[0].get("symbol") not in LIBC_IOCTL or
+            not (us[0].get("module") or "").endswith("/libc.so.6") or
+            int(us[1]["addr"], 16) != second):
+        why.append(f"user stack {[(f['addr'], f.get('symbol'), f.get('module')) for f in us]}, "
+                   f"want [libc ioctl, {second:#x} (drmIoctl's argument read as a frame)]")
+    own = [f for f in us if f.get("module") in VK_FILES]
+    if own:
+        why.append(f"frames of vkapp's own files reached: {own}")
+    ks = [f.get("symbol") for f in st["kstack"]]
+    it = iter(ks)
+    missing = [k for k in VK_KERNEL[cs["site"]] if k not in it]
+    if missing:
+        why.append(f"kernel stack lacks, in order, {VK_KERNEL[cs['site']]}: from "
+                   f"{missing[0]} on: {ks}")
+    if why:
+        why.append(describe(st))
+    return check(name, not why, "\n".join(why))
+
+
+def check_vkapp(g, R, hz):
+    """vkapp's five syncobj waits (vkapp.c): each recorded once, nothing else."""
+    diag("vkapp: user frames the frame-pointer walk cannot reach (asserted absent): " +
+         ", ".join(VK_LOST))
+    lines = jsonl(os.path.join(g, "client-vk.jsonl")) or []
+    cs_all = [l for l in lines if l.get("event") == "stall"]
+    ex = [l for l in lines if l.get("event") == "exit"]
+    kinds = [c["kind"] for c in cs_all]
+    if not check("vk-client-ran", kinds == ["all", "any", "rest", "timeline", "unsubmitted"] and
+                 all(c["ret"] == 0 for c in cs_all) and ex and ex[-1]["failures"] == 0,
+                 f"kinds {kinds}, exit {ex}: {read(os.path.join(g, 'client-vk.err'))}\n"
+                 f"/dev/dri: {read(os.path.join(g, 'dev-dri.txt'))}"):
+        return
+    vk_pid = cs_all[0]["pid"]
+    check("vk-render-node", "renderD128" in (read(os.path.join(g, "dev-dri.txt")) or ""),
+          read(os.path.join(g, "dev-dri.txt")))
+    try:
+        rec_size, raw = raw_sync(os.path.join(g, "stalls-vk.bin"))
+        want = sorted((c["tid"], VK_SITES[c["site"]], c["fence_count"],
+                       c["wait_flags"] | (0x100 if c["kind"] == "unsubmitted" else 0))
+                      for c in cs_all)
+        check("vk-raw-records", rec_size == 648 and sorted(raw) == want,
+              f"record_size {rec_size}; records (tid, site, fence_count, sync_flags) "
+              f"{sorted(raw)}, want {want}")
+    except (OSError, ValueError, struct.error) as e:
+        check("vk-raw-records", False, e)
+    check("vk-record-rc", (read(os.path.join(g, "vk-record.rc")) or "").strip() == "0",
+          read(os.path.join(g, "vk-record.err")))
+    try:
+        j = R.json(os.path.join(g, "vk.ar"))
+    except (RuntimeError, ValueError, OSError) as e:
+        check("vk-archive-decodes", False, e)
+        return
+    inp = j["inputs"][0]
+    check("vk-header-1.1", inp["version"] == "1.1" and inp["unattributed"] == 0,
+          f"version {inp['version']}, unattributed {inp['unattributed']}")
+    st = j["stalls"]
+    used = set()
+    for cs in cs_all:
+        m = match(st, cs)
+        n = f"vk-{cs['kind']}"
+        if check(n + "-once", len(m) == 1, f"{len(m)} records for {cs}\n" +
+                 "\n".join(describe(s) for s in m)):
+            used.add((m[0]["cpu"], m[0]["seq"]))
+            check_vk_stall(n, m[0], cs, vk_pid, hz)
+    # one record per wait: none for request_wait (not counted twice), none else
+    extra = [s for s in st if (s["cpu"], s["seq"]) not in used]
+    check("vk-no-other-stalls", not extra and len(st) == 5,
+          "\n".join(describe(s) for s in extra))
+    check("vk-second-thread", {c["comm"] for c in cs_all if c["thread"] == "timeline"} ==
+          {"vk-timeline"} and len({c["tid"] for c in cs_all}) == 2)
+    rc, txt, err = R.run("report", os.path.join(g, "vk.ar"))
+    want_txt = ["  site syncobj_wait, fences 2, all, for-submit, waited ",
+                "  site syncobj_wait, fences 2, any, for-submit, waited ",
+                "  site syncobj_wait, fences 1, all, for-submit, waited ",
+                "  site syncobj_timeline_wait, fences 1, all, for-submit, waited ",
+                "  site syncobj_timeline_wait, fences 1, all, for-submit, unsubmitted, waited ",
+                "vk-timeline[", "# 0 unattributed waits"]
+    miss = [w for w in want_txt if w not in txt]
+    check("vk-text-report", rc in (0, 1) and not miss, f"rc {rc}, missing {miss}\n{err}")
+    rc, txt, err = R.run("summary", os.path.join(g, "vk.ar"))
+    rows = {l.split()[-1]: int(l.split()[0]) for l in txt.splitlines()
+            if l.strip().endswith(("syncobj_wait", "syncobj_timeline_wait")) and
+            l.split()[0].isdigit()}
+    check("vk-summary-sites", rows == {"syncobj_wait": 3, "syncobj_timeline_wait": 2},
+          f"rc {rc}, site rows {rows}\n{err}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     for o in ("guest", "rootfs", "reader", "vmlinux", "work"):
@@ -421,7 +600,7 @@ def main():
         hdr = catj["inputs"][0]
         check("cat-file-header", hdr["enabled"] is True and hdr["threshold_ns"] == 1_000_000
               and hdr["records"] == 7 and catj["lost"]["total"] == 0 and
-              hdr["version"] == "1.0", json.dumps(hdr)[:2000])
+              hdr["version"] == "1.1" and hdr["unattributed"] == 0, json.dumps(hdr)[:2000])
         check("record-rc", (read(os.path.join(g, "all-record.rc")) or "").strip() == "0",
               read(os.path.join(g, "all-record.err")))
         st = allj["stalls"]
@@ -534,6 +713,7 @@ def main():
               f"{e}: {read(os.path.join(g, 'default-input.err'))}")
 
     check_compat(g, a.rootfs)
+    check_vkapp(g, R, a.hz)
 
     failed = [n for n, ok in results if not ok]
     diag(f"{len(results) - len(failed)} checks ok, {len(failed)} not ok")

@@ -5,8 +5,11 @@
 # hardware.  Boots the kernel with the series in QEMU (the KUnit image, with
 # i915's mock GPU), runs a small graphics-like client whose frames wait on
 # the GPU (main -> render_frame -> submit_batch -> wait_for_gpu -> gpu_wait
-# in libgpu.so), cats /sys/kernel/debug/dri/N/i915_stalls and records the
-# processes' maps in the guest, then symbolizes it all here with
+# in libgpu.so), then a Vulkan-shaped one (vkapp: vkWaitForFences and
+# vkWaitSemaphores through a loader, a driver and Debian's libdrm, as DRM
+# syncobj waits on the mock GPU's render node), cats
+# /sys/kernel/debug/dri/N/i915_stalls and records the processes' maps in the
+# guest, then symbolizes it all here with
 # i915-stalls: the report, the summary, and a flame graph in SVG.
 #
 # Builds what is missing first; a missing kernel means `make tree kunit`,
@@ -32,6 +35,8 @@ if ! e2e_kernel_has_feature; then
 	make -C "$TOP" tree kunit || true	# the image is what we need, even if a test failed
 	e2e_kernel_has_feature || { echo "demo: still no kernel with i915_stalls_mock_wait" >&2; exit 1; }
 fi
+e2e_kernel_has_mock_fence ||
+	{ echo "demo: $E2E_KDIR/vmlinux has no i915_stalls_mock_fence (issue 11): rebuild with 'make kunit'" >&2; exit 1; }
 
 say "Building the demo client, the reader and the guest's initramfs"
 e2e_build
@@ -39,6 +44,8 @@ e2e_build
 say "Booting the guest (QEMU, TCG, 4 vCPUs; a KASAN kernel: about half a minute)"
 echo "   in the guest: echo 1 > i915_stalls_enable; gpu-demo renders 4 frames, its"
 echo "   gpu-worker thread 2 more, each waiting in i915_request_wait() on the mock GPU;"
+echo "   vkapp waits 3 times in vkWaitForFences() and its vk-timeline thread twice in"
+echo "   vkWaitSemaphores(), each a DRM_IOCTL_SYNCOBJ_(TIMELINE_)WAIT from libdrm;"
 echo "   then: cat /sys/kernel/debug/dri/N/i915_stalls > stalls.bin;"
 echo "         i915-stalls record -o demo.ar stalls.bin   (saves the maps and build-ids)"
 e2e_boot demo 300 1
@@ -63,6 +70,10 @@ reader() { # the reader, on the host, with the guest's files and the kernel's sy
 say "What the client did (its own log)"
 grep '"event":"stall"' "$DEMO/client-demo.jsonl" |
 	sed -E 's/.*"tid":([0-9]+),"comm":"([^"]*)".*"frame":([0-9]+),"delay_ms":([0-9]+).*/   tid \1 (\2) frame \3: asked the GPU for \4 ms/'
+grep '"event":"stall"' "$DEMO/client-vkdemo.jsonl" |
+	sed -E 's/.*"kind":"([^"]*)".*"tid":([0-9]+),"comm":"([^"]*)".*"site":"([^"]*)","fence_count":([0-9]+).*"needed_ms":([0-9]+).*/   tid \2 (\3) \4 on \5 fence(s), "\1": \6 ms of GPU work from the submit/'
+echo "   (vkapp's user stacks end in libc's ioctl(): its driver and Debian's libdrm keep"
+echo "   no frame pointers; see e2e/README.md)"
 
 say "i915-stalls report --symfs ${E2E_ROOTFS#"$TOP"/} --vmlinux $E2E_KDIR/vmlinux ${DEMO#"$TOP"/}/demo.ar"
 echo "   (--symfs: the guest's files as packed into its initramfs; demo.ar: the"

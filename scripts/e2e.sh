@@ -9,7 +9,10 @@
 # the host-built reader symbolizes them against the initramfs' own files.
 # e2e/check.py asserts every stall, once, with its exact user and kernel
 # chain, site, pid/tid/comm and duration; the exited client; disable,
-# threshold, clear; EINVAL on bad control-file writes.
+# threshold, clear; EINVAL on bad control-file writes; and vkapp, the
+# Vulkan-shaped client, whose syncobj waits through Debian's libdrm must each
+# be recorded once with their site, fence count, sync flags, fence, owner,
+# the user frames a frame-pointer walk can reach, and duration.
 #
 # Writes "ok NAME" / "not ok NAME" lines to $RESULTS/e2e.results; work files
 # in $OUT/e2e.  Exit status non-zero if any check failed.
@@ -53,6 +56,13 @@ else
 	e2e_log "$E2E_KDIR/vmlinux has no i915_stalls_mock_wait: the kernel was built" \
 		"without the series' mock control file; the guest will only smoke-test"
 	result 1 e2e-kernel-has-mock-wait
+fi
+if e2e_kernel_has_mock_fence; then
+	result 0 e2e-kernel-has-mock-fence
+else
+	e2e_log "$E2E_KDIR/vmlinux has no i915_stalls_mock_fence: the kernel was built" \
+		"without issue 11's mock fences; vkapp's syncobj waits cannot run"
+	result 1 e2e-kernel-has-mock-fence
 fi
 hz=$(e2e_kernel_hz)
 [ -n "$hz" ] || { e2e_log "no CONFIG_HZ in $E2E_KDIR/.config, assuming 250"; hz=250; }

@@ -16,11 +16,15 @@
  * driver as Mesa is, without frame pointers.
  *
  * The waits, in order (delays in ms, --ms A,B,C,D,E,F,G; default
- * 40,20,30,50,35,25,30), one piece of work at a time on the mock engine,
- * which runs requests one after the other:
- *   all          main: vkWaitForFences on fences A, B (B imported as an
- *                opaque fd, drmSyncobjFDToHandle), wait all: A + B
- *   any          main: fences C, D, wait any: ends with C
+ * 100,20,100,40,100,40,50), one piece of work at a time on the mock engine,
+ * which runs requests one after the other.  The first handle of each wait
+ * is the work that ends last (or, for "any", first), so that it is still
+ * running when the wait sleeps however long the submits took (tens of ms
+ * under TCG): the record names it.
+ *   all          main: vkWaitForFences on fences A, B, wait all; B (imported
+ *                as an opaque fd, drmSyncobjFDToHandle) was submitted
+ *                first: B + A
+ *   any          main: fences C, D, submitted in that order, wait any: C
  *   rest         main: fence D alone: C + D after C was submitted
  *   timeline     vk-timeline: point 1 of a timeline semaphore, which main
  *                submitted (E) just before starting the thread
@@ -72,7 +76,7 @@ enum { MS_A, MS_B, MS_C, MS_D, MS_E, MS_F, MS_G };
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *tag = "";
-static unsigned int ms[NMS] = { 40, 20, 30, 50, 35, 25, 30 };
+static unsigned int ms[NMS] = { 100, 20, 100, 40, 100, 40, 50 };
 static VkDevice dev;
 static PFN_vkdrvGetDebugInfo get_debug;
 static VkSemaphore timeline;
@@ -291,10 +295,10 @@ static int frames(void)
 		return -1;
 	}
 
-	/* all: A, then B, which comes back as an opaque fd (FDToHandle) */
+	/* all: B, which comes back as an opaque fd (FDToHandle), then A */
 	w.ts = mono_ns();
-	if (submit(ms[MS_A], a, NULL, 0, &w.context, &w.seqno) ||
-	    submit(ms[MS_B], bsrc, NULL, 0, NULL, NULL))
+	if (submit(ms[MS_B], bsrc, NULL, 0, NULL, NULL) ||
+	    submit(ms[MS_A], a, NULL, 0, &w.context, &w.seqno))
 		return -1;
 	if (vkGetFenceFdKHR(dev, bsrc, &fd) || vkImportFenceFdKHR(dev, b, fd)) {
 		fprintf(stderr, "vkapp: fence fd export/import failed\n");

@@ -13,6 +13,8 @@
 # Clients are gpu-demo processes (see e2e/client/gpu-demo.c) that report
 # what they did as JSON lines in $out/client-TAG.jsonl, then stay alive
 # until /tmp/release exists, so that `i915-stalls record` sees their maps.
+# vkapp (e2e/client/vkapp.c), the Vulkan-shaped client, does the same, its
+# waits DRM syncobj waits through libdrm on the mock GPU's render node.
 
 D=
 demo_pids=
@@ -44,9 +46,18 @@ state() { # LABEL: the control files' values, one line
 }
 
 start_client() { # TAG ARGS...: start a held gpu-demo, wait until its frames are done
-	tag=$1
-	shift
-	gpu-demo --tag "$tag" --ready "/tmp/ready.$tag" --hold /tmp/release "$@" \
+	start_prog gpu-demo "$@"
+}
+
+start_vkapp() { # TAG ARGS...: the same with vkapp
+	start_prog vkapp "$@"
+}
+
+start_prog() { # PROG TAG ARGS...
+	prog=$1
+	tag=$2
+	shift 2
+	"$prog" --tag "$tag" --ready "/tmp/ready.$tag" --hold /tmp/release "$@" \
 		> "$out/client-$tag.jsonl" 2> "$out/client-$tag.err" &
 	pid=$!
 	echo "$tag $pid" >> "$out/pids.txt"
@@ -84,6 +95,10 @@ run_smoke() {
 	# the guest's dynamic binaries run: the client against a plain file
 	: > /tmp/fake-ctl
 	gpu-demo --ctl /tmp/fake-ctl --tag smoke --frames 3 --worker 4 > "$out/client-smoke.jsonl" || return 1
+	# vkapp's libraries load (libvkloader, libvkdrv, libdrm): no device here
+	vkapp --render /nonexistent --mock /nonexistent > /dev/null 2> "$out/vkapp-smoke.err"
+	echo $? > "$out/vkapp-smoke.rc"
+	grep -q '^vkdrv: /nonexistent: No such file or directory$' "$out/vkapp-smoke.err" || return 1
 	i915-stalls --version > "$out/reader-version.txt" || return 1
 	echo smoke > "$out/smoke.txt"
 	return 0
@@ -171,6 +186,18 @@ run_test() {
 	gpu-demo32 40 > "$out/client32.jsonl" 2> "$out/client32.err"
 	echo $? > "$out/client32.rc"
 	cat "$D/i915_stalls" > "$out/stalls32.bin" || return 1
+
+	# 10. the Vulkan-shaped client: syncobj waits through libdrm on the
+	#     mock GPU's render node (devtmpfs made /dev/dri/renderD*)
+	ls -l /dev/dri/ > "$out/dev-dri.txt" 2>&1
+	ctl i915_stalls_clear 1 || return 1
+	rm -f /tmp/release
+	start_vkapp vk || return 1
+	cat "$D/i915_stalls" > "$out/stalls-vk.bin" || return 1
+	i915-stalls record --no-kallsyms -o "$out/vk.ar" "$out/stalls-vk.bin" \
+		2> "$out/vk-record.err"
+	echo $? > "$out/vk-record.rc"
+	release_clients
 	return 0
 }
 
@@ -189,7 +216,13 @@ capture() {
 run_demo() {
 	find_dir || return 1
 	ctl i915_stalls_enable 1 || return 1
-	capture demo stalls.bin demo.ar --frames 16,33,16,50 --worker 8,66
+	# both clients in one log: gpu-demo's waits, then vkapp's syncobj waits
+	start_client demo --frames 16,33,16,50 --worker 8,66 || return 1
+	start_vkapp vkdemo || return 1
+	cat "$D/i915_stalls" > "$out/stalls.bin" || return 1
+	i915-stalls record --no-kallsyms -o "$out/demo.ar" "$out/stalls.bin" 2> "$out/demo-record.err"
+	echo $? > "$out/demo-record.rc"
+	release_clients
 }
 
 # run_bench: what `make bench` measures in the guest (see scripts/bench.sh),
@@ -267,5 +300,14 @@ run_waits() {
 	fi
 	for i in 1 2 3; do
 		$b waits "$D" 300 1 1 >> "$out/waits.jsonl" || return 1
+	done
+	# The syncobj path, as Mesa waits (DRM core's hook, patch 10 on).
+	local r
+	for r in /dev/dri/renderD*; do
+		[ -c "$r" ] && break
+	done
+	[ -c "$r" ] || { log "no render node"; return 1; }
+	for i in 1 2 3; do
+		$b syncwaits "$D" "$r" 300 1 1 >> "$out/syncwaits.jsonl" || return 1
 	done
 }
