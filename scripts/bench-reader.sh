@@ -57,10 +57,10 @@ dump() { # NAME REPEAT: NAME.ar, N records of the walks' stacks
 dump repeated "$REPEAT"
 dump distinct 0
 
-timed() { # NAME COMMAND...: wall seconds and peak RSS into $W/NAME.time
+timed() { # NAME COMMAND...: wall seconds, peak RSS, user and system seconds into $W/NAME.time
 	local name=$1
 	shift
-	/usr/bin/time -f '%e %M' -o "$W/$name.time" "$@" > /dev/null 2> "$W/$name.err" ||
+	/usr/bin/time -f '%e %M %U %S' -o "$W/$name.time" "$@" > /dev/null 2> "$W/$name.err" ||
 		{ echo "bench-reader: $* failed:" >&2; tail "$W/$name.err" >&2; exit 1; }
 }
 sym=(--offline --kallsyms "$KS")
@@ -103,6 +103,8 @@ print(n, len(stacks), frames)' > "$W/perf-$kind.count"
 		timed "perf-$kind-$i" perf script -i "$W/perf-$kind.data"
 	done
 done
+# the host may be shared: its load while this ran, for the reader of the figures
+cut -d' ' -f1-3 /proc/loadavg > "$W/loadavg"
 # the records' distinct stacks: folded has a line for each
 for kind in repeated distinct; do
 	"$R" report -F folded "${sym[@]}" "$W/$kind.ar" 2> /dev/null | wc -l > "$W/$kind.stacks"
@@ -118,9 +120,12 @@ w, n, funcs, doc, perfv = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.a
 
 
 def t(name, runs=3):
-    v = [tuple(float(x) for x in open(f"{w}/{name}-{i}.time").read().split()[-2:])
+    """(CPU seconds, peak MiB, wall seconds): CPU time, user + system, is
+    what the ratios use, being the least moved by other jobs on the host"""
+    v = [[float(x) for x in open(f"{w}/{name}-{i}.time").read().split()[-4:]]
          for i in range(1, runs + 1)]
-    return statistics.median(s for s, _ in v), max(m for _, m in v) / 1024
+    return (statistics.median(u + s for _, _, u, s in v), max(m for _, m, _, _ in v) / 1024,
+            statistics.median(e for e, _, _, _ in v))
 
 
 rows, fig = [], {}
@@ -153,7 +158,10 @@ out = ["<!-- bench-reader: written by scripts/bench-reader.sh (make bench-reader
        f"**Repeated**: walk i takes the path of walk i % 100. **Distinct**: every walk its own path.",
        f"{n:,} records in a `record` archive of the running program, symbolized with",
        "`--offline --kallsyms tests/specs/kallsyms.golden`; perf on as many samples of the same walks.",
-       f"Medians of 3 runs (`svg`: one run); peak RSS the largest. {perfv}.",
+       f"CPU time (user + system; all four commands are single-threaded), with the wall-clock time",
+       f"in parentheses: medians of 3 runs (`svg`: one run); peak RSS the largest. {perfv}. Load average (1, 5, 15 min)",
+       f"at the end of the measurements: {open(w + '/loadavg').read().strip() if __import__('os').path.exists(w + '/loadavg') else 'not recorded'}"
+       " (on a shared host, other jobs' load moves the figures, perf's the most).",
        "",
        "| | repeated | distinct | distinct / repeated |",
        "|---|---|---|---|",
@@ -161,14 +169,14 @@ out = ["<!-- bench-reader: written by scripts/bench-reader.sh (make bench-reader
 for cmd, label in (("report", "`i915-stalls report ARCHIVE`"), ("summary", "`i915-stalls summary ARCHIVE`"),
                    ("folded", "`i915-stalls report -F folded ARCHIVE`"), ("svg", "`i915-stalls report -F svg ARCHIVE`")):
     a, b = fig[cmd, "repeated"], fig[cmd, "distinct"]
-    out.append(f"| {label} | {a[0]:.2f} s, {rate(n, a[0])} records/s, {a[1]:.0f} MiB | "
-               f"{b[0]:.2f} s, {rate(n, b[0])} records/s, {b[1]:.0f} MiB | {b[0] / a[0]:.2f}x |")
+    out.append(f"| {label} | {a[0]:.2f} s ({a[2]:.2f} s), {rate(n, a[0])} records/s, {a[1]:.0f} MiB | "
+               f"{b[0]:.2f} s ({b[2]:.2f} s), {rate(n, b[0])} records/s, {b[1]:.0f} MiB | {b[0] / a[0]:.2f}x |")
 pa, pb = fig["perf", "repeated"], fig["perf", "distinct"]
 out.append(f"| `perf script` ({fig['psamples', 'repeated']:,} and {fig['psamples', 'distinct']:,} samples; "
            f"{fig['pstacks', 'repeated']:,} and {fig['pstacks', 'distinct']:,} distinct stacks; "
            f"{fig['pframes', 'distinct'] / max(1, fig['psamples', 'distinct']):.1f} frames a sample) | "
-           f"{pa[0]:.2f} s, {rate(fig['psamples', 'repeated'], pa[0])} samples/s, {pa[1]:.0f} MiB | "
-           f"{pb[0]:.2f} s, {rate(fig['psamples', 'distinct'], pb[0])} samples/s, {pb[1]:.0f} MiB | {pb[0] / pa[0]:.2f}x |")
+           f"{pa[0]:.2f} s ({pa[2]:.2f} s), {rate(fig['psamples', 'repeated'], pa[0])} samples/s, {pa[1]:.0f} MiB | "
+           f"{pb[0]:.2f} s ({pb[2]:.2f} s), {rate(fig['psamples', 'distinct'], pb[0])} samples/s, {pb[1]:.0f} MiB | {pb[0] / pa[0]:.2f}x |")
 over = {k: (n / fig["report", k][0]) / (fig["psamples", k] / fig["perf", k][0]) for k in ("repeated", "distinct")}
 out += ["",
         "| # | what | measured | goal | |",
