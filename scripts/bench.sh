@@ -69,6 +69,7 @@ for i in 1 2 3 4 5; do
 		[ "$(cat "$E2E_OUT/waits/guest/rc")" = 0 ] ||
 			{ echo "bench: waits on $E2E_KDIR failed:" >&2; cat "$E2E_OUT/waits/guest/scenario.log" >&2; exit 1; }
 		sed "s/^{/{\"kernel\":\"$k\",\"boot\":$i,/" "$E2E_OUT/waits/guest/waits.jsonl" >> "$W/waits.jsonl"
+		sed "s/^{/{\"kernel\":\"$k\",\"boot\":$i,/" "$E2E_OUT/waits/guest/syncwaits.jsonl" >> "$W/syncwaits.jsonl"
 	done
 done
 E2E_KDIR=$ON
@@ -81,6 +82,10 @@ for k in on off; do
 		--disassemble=i915_request_wait_timeout > "$W/i915_request_wait_timeout-$k.s"
 	python3 "$TOP/scripts/jump-labels.py" "$d/vmlinux" i915_request_wait_timeout \
 		> "$W/jump-labels-$k.txt"
+	# DRM core's syncobj wait, with its hook (patch 10) in both kernels
+	f=$(nm "$d/vmlinux" | awk '$3 ~ /^drm_syncobj_array_wait_timeout/ { print $3; exit }')
+	objdump -d --no-show-raw-insn "$d/vmlinux" --disassemble="$f" > "$W/drm_syncobj_wait-$k.s"
+	python3 "$TOP/scripts/jump-labels.py" "$d/vmlinux" "$f" > "$W/jump-labels-syncobj-$k.txt"
 done
 
 # Reader: a log of a million records, made of the client's real stalls.
