@@ -25,16 +25,22 @@ struct centry {
 	const void *space;
 	uint32_t bytes;		/* accounted to the budget */
 	uint32_t epoch;		/* last sym_stall() that used it: not evicted then */
-	uint32_t refs;		/* frames: cached stacks holding it */
+	uint32_t pre;		/* bytes of the allocation before the entry */
 	uint8_t ref;		/* CLOCK reference bit */
 	uint8_t kind;
+	uint8_t unresolved;	/* frames: not resolved (the reason is further on) */
 };
 
+/*
+ * A frame's entry starts a cache line, with its strings before it, the
+ * label last: a lookup and report's use of a frame touch that line and
+ * the label's, which matters when frames are many (distinct stacks).
+ */
+#define FENT_ALIGN 64
 struct fent {
 	struct centry c;
 	uint64_t addr;
 	struct sframe sf;
-	char str[];		/* the frame's strings */
 };
 
 struct sent {
@@ -163,23 +169,34 @@ static void ct_del(struct ctable *T, size_t i)
 	T->n--;
 }
 
-static void free_entry(int table, struct centry *e)
+static void free_entry(struct centry *e)
 {
-	if (table == 1) {
-		struct sent *s = (struct sent *)e;
-		unsigned int i;
-
-		for (i = 0; i < s->st.depth; i++)
-			((struct fent *)((char *)s->st.frames[i] - offsetof(struct fent, sf)))->c.refs--;
-	}
 	C.bytes -= e->bytes;
-	free(e);
+	free((char *)e - e->pre);
+}
+
+#define EVICT_AHEAD 8
+
+/*
+ * The entries the CLOCK comes to next, and their table slots, fetched
+ * ahead: on distinct stacks each new stack evicts an old one, and the old
+ * ones are out of the CPU's caches.
+ */
+static void prefetch_victims(const struct ctable *T)
+{
+	if (T->n > 2 * EVICT_AHEAD) {
+		const struct centry *e = T->q[(T->qhead + EVICT_AHEAD) & (T->qcap - 1)];
+
+		__builtin_prefetch(T->q[(T->qhead + 2 * EVICT_AHEAD) & (T->qcap - 1)]);
+		__builtin_prefetch(&T->t[e->hash & (T->cap - 1)]);
+	}
 }
 
 /*
- * Steps of the CLOCK: take the oldest entry; one in use (by this stall, or
- * by a cached stack) or used since it last came round goes back to the
- * tail, the first other one is evicted.
+ * Steps of the CLOCK: take the oldest entry; one in use by this stall
+ * (its epoch; see make_room() for the frames of its stacks) or used since
+ * it last came round goes back to the tail, the first other one is
+ * evicted.
  */
 static bool ct_evict_one(struct ctable *T, int table, size_t *budget_steps)
 {
@@ -190,7 +207,7 @@ static bool ct_evict_one(struct ctable *T, int table, size_t *budget_steps)
 		(*budget_steps)--;
 		T->qhead = (T->qhead + 1) & (T->qcap - 1);
 		T->n--;
-		if (e->epoch == C.epoch || e->refs || e->ref) {
+		if (e->epoch == C.epoch || e->ref) {
 			e->ref = 0;
 			q_push(T, e);
 			T->n++;
@@ -200,23 +217,48 @@ static bool ct_evict_one(struct ctable *T, int table, size_t *budget_steps)
 		for (i = e->hash & (T->cap - 1); T->t[i].e != e; i = (i + 1) & (T->cap - 1))
 			;
 		ct_del(T, i);
-		free_entry(table, e);
+		free_entry(e);
 		C.evicted[table]++;
+		prefetch_victims(T);
 		return true;
 	}
 	return false;
 }
 
-/* Make room for bytes more within the budget: stacks go first. */
+static void stamp_frames(const struct sent *s);
+
+/*
+ * Make room for bytes more within the budget: stacks go first.  Frames go
+ * only once every stack but this stall's is gone, and this stall's
+ * stacks' frames are stamped with its epoch first: so no frame a cached
+ * stack points to is evicted.
+ */
 static void make_room(size_t bytes)
 {
-	size_t steps;
+	size_t steps, i;
 
 	if (C.bytes + bytes <= C.budget)
 		return;
 	steps = C.stacks.n * 2;
 	while (C.bytes + bytes > C.budget && C.stacks.n && ct_evict_one(&C.stacks, 1, &steps))
 		;
+	if (C.bytes + bytes <= C.budget)
+		return;
+	for (i = C.stacks.n; i--;) {	/* once round the queue: those not this stall's go */
+		struct centry *e = C.stacks.q[C.stacks.qhead];
+
+		if (e->epoch != C.epoch) {
+			e->ref = 0;
+			steps = 1;
+			ct_evict_one(&C.stacks, 1, &steps);
+			continue;
+		}
+		C.stacks.qhead = (C.stacks.qhead + 1) & (C.stacks.qcap - 1);
+		C.stacks.n--;
+		q_push(&C.stacks, e);
+		C.stacks.n++;
+		stamp_frames((struct sent *)e);
+	}
 	steps = C.frames.n * 2;
 	while (C.bytes + bytes > C.budget && C.frames.n && ct_evict_one(&C.frames, 0, &steps))
 		;
@@ -305,14 +347,15 @@ static uint64_t frame_hash(const void *space, int kind, uint64_t addr)
 	return hash_mix(hash_mix(hash_mix(0x5eed, (uintptr_t)space), (uint64_t)kind), addr);
 }
 
-/* Copy the resolver's strings and the texts into one entry. */
+/* Copy the resolver's strings and the texts into one entry: the strings,
+ * the label last, then the entry, aligned (struct fent). */
 static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash,
 				const void *space, int kind)
 {
 	struct sbuf *b = &C.tmp;
-	size_t lab, fold, key, name = 0, mod = 0, src = 0, len;
+	size_t lab, fold, key, name = 0, mod = 0, src = 0, strs, pre, len;
 	struct fent *e;
-	char *p;
+	char *base, *p;
 
 	sb_reset(b);
 	make_label(b, fr, user);
@@ -327,34 +370,23 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 		mod = strlen(fr->module) + 1;
 	if (fr->src)
 		src = strlen(fr->src) + 1;
-	len = sizeof(*e) + b->len + 3 + name + mod + src;
+	strs = b->len + 3 + name + mod + src;
+	pre = (strs + FENT_ALIGN - 1) / FENT_ALIGN * FENT_ALIGN;
+	len = pre + (sizeof(*e) + FENT_ALIGN - 1) / FENT_ALIGN * FENT_ALIGN;
 	make_room(len);
-	e = xmalloc(len);
+	base = xaligned_alloc(FENT_ALIGN, len);
+	e = (struct fent *)(void *)(base + pre);
 	memset(e, 0, sizeof(*e));
 	e->c.hash = hash;
 	e->c.space = space;
 	e->c.kind = (uint8_t)kind;
 	e->c.bytes = (uint32_t)len;
+	e->c.pre = (uint32_t)pre;
 	e->c.epoch = C.epoch;
 	e->addr = fr->addr;
 	e->sf.fr = *fr;
 	e->sf.user = user;
-	p = e->str;
-	e->sf.label = p;
-	memcpy(p, b->p, lab);
-	p[lab] = 0;
-	p += lab + 1;
-	e->sf.fold = p;
-	memcpy(p, b->p + lab, fold);
-	p[fold] = 0;
-	p += fold + 1;
-	e->sf.key = p;
-	memcpy(p, b->p + lab + fold, key);
-	p[key] = 0;
-	p += key + 1;
-	e->sf.label_len = (uint32_t)lab;
-	e->sf.fold_len = (uint32_t)fold;
-	e->sf.key_len = (uint32_t)key;
+	p = base + pre - strs;
 	if (name) {
 		memcpy(p, fr->name, name);
 		e->sf.fr.name = p;
@@ -368,7 +400,22 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	if (src) {
 		memcpy(p, fr->src, src);
 		e->sf.fr.src = p;
+		p += src;
 	}
+	e->sf.fold = p;
+	memcpy(p, b->p + lab, fold);
+	p[fold] = 0;
+	p += fold + 1;
+	e->sf.key = p;
+	memcpy(p, b->p + lab + fold, key);
+	p[key] = 0;
+	p += key + 1;
+	e->sf.label = p;
+	memcpy(p, b->p, lab);
+	p[lab] = 0;
+	e->sf.label_len = (uint32_t)lab;
+	e->sf.fold_len = (uint32_t)fold;
+	e->sf.key_len = (uint32_t)key;
 	C.bytes += len;
 	return e;
 }
@@ -399,6 +446,7 @@ static struct fent *frame_get_h(const struct stall *s, const void *space, int ki
 	else
 		usym_resolve((struct aspace *)space, addr, kind == K_USER_PC, &fr);
 	e = frame_entry(&fr, kind != K_KERNEL, h, space, kind);
+	e->c.unresolved = fr.reason != R_NONE;
 	ct_insert(&C.frames, &e->c);
 	return e;
 }
@@ -495,14 +543,21 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 		struct fent *f = depth <= PREFETCH_MAX ? frame_get_h(s, space, kind, a[i], fh[i])
 						       : frame_get(s, space, kind, a[i]);
 
-		f->c.refs++;
 		frames[i] = &f->sf;
-		if (f->sf.fr.reason)
-			e->st.unresolved++;
+		e->st.unresolved += f->c.unresolved;
 	}
 	C.bytes += len;
 	ct_insert(&C.stacks, &e->c);
 	return &e->st;
+}
+
+static void stamp_frames(const struct sent *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->st.depth; i++)
+		((struct fent *)(void *)((char *)s->st.frames[i] - offsetof(struct fent, sf)))->c.epoch =
+			C.epoch;
 }
 
 void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
@@ -540,13 +595,13 @@ void sym_stats(void)
 	      C.evicted[1]);
 }
 
-static void ct_free(struct ctable *T, int table)
+static void ct_free(struct ctable *T)
 {
 	size_t i;
 
 	for (i = 0; i < T->cap; i++)
 		if (T->t[i].e)
-			free_entry(table, T->t[i].e);
+			free_entry(T->t[i].e);
 	free(T->t);
 	free(T->q);
 	memset(T, 0, sizeof(*T));
@@ -555,8 +610,8 @@ static void ct_free(struct ctable *T, int table)
 void sym_cleanup(void)
 {
 	sym_stats();
-	ct_free(&C.stacks, 1);
-	ct_free(&C.frames, 0);
+	ct_free(&C.stacks);
+	ct_free(&C.frames);
 	sb_free(&C.tmp);
 	ksym_cleanup();
 	usym_cleanup();

@@ -37,12 +37,14 @@ void sym_cleanup(void);
 
 /* A symbolized frame, shared by every stall that has it. */
 struct sframe {
-	struct frame fr;	/* strings owned by the cache entry */
-	bool user;
+	/* first, what report reads of each frame: the cache line it shares
+	 * with the cache's key, the label's text just before */
 	const char *label;	/* report: "sym+0xoff (path)", "[unknown: why] ..." */
+	uint32_t label_len, fold_len, key_len;
+	bool user;
 	const char *fold;	/* folded and SVG: "sym", "[file]", "[unknown]" */
 	const char *key;	/* summary: as fold, but "[unknown 0xADDR]" without a file */
-	uint32_t label_len, fold_len, key_len;
+	struct frame fr;	/* strings owned by the cache entry */
 };
 
 /* A symbolized stack. */

@@ -66,6 +66,15 @@ void *xmalloc(size_t n)
 	return p;
 }
 
+void *xaligned_alloc(size_t align, size_t n)
+{
+	void *p = aligned_alloc(align, n);
+
+	if (!p)
+		oom();
+	return p;
+}
+
 void *xcalloc(size_t n, size_t m)
 {
 	void *p = calloc(n ? n : 1, m ? m : 1);

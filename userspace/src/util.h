@@ -42,6 +42,7 @@ void infox(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void errx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void *xmalloc(size_t n);
+void *xaligned_alloc(size_t align, size_t n);	/* n a multiple of align */
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 void *xreallocarray(void *p, size_t n, size_t m);
