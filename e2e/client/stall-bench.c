@@ -167,6 +167,20 @@ static uint32_t mock_syncobj(int mock, int dev, unsigned int ms)
 	return c.handle;
 }
 
+/* The JSON line of a waits or syncwaits run: per-wait CPU and wall times. */
+static void print_waits(const char *bench, int n, const char *ms, uint64_t *cpu,
+			uint64_t *wall, uint64_t sum)
+{
+	qsort(cpu, n, sizeof(*cpu), cmp_u64);
+	qsort(wall, n, sizeof(*wall), cmp_u64);
+	printf("{\"bench\":\"%s\",\"n\":%d,\"ms\":%s,\"cpu_ns_min\":%llu,"
+	       "\"cpu_ns_p10\":%llu,\"cpu_ns_median\":%llu,\"cpu_ns_mean\":%.0f,"
+	       "\"wall_ns_median\":%llu}\n", bench, n, ms,
+	       (unsigned long long)cpu[0], (unsigned long long)cpu[n / 10],
+	       (unsigned long long)cpu[n / 2], (double)sum / n,
+	       (unsigned long long)wall[n / 2]);
+}
+
 static void pin(int cpu)
 {
 	cpu_set_t set;
@@ -213,14 +227,7 @@ int main(int argc, char **argv)
 			sum += cpu[i];
 		}
 		close(w.fd);
-		qsort(cpu, n, sizeof(*cpu), cmp_u64);
-		qsort(wall, n, sizeof(*wall), cmp_u64);
-		printf("{\"bench\":\"waits\",\"n\":%d,\"ms\":%s,\"cpu_ns_min\":%llu,"
-		       "\"cpu_ns_p10\":%llu,\"cpu_ns_median\":%llu,\"cpu_ns_mean\":%.0f,"
-		       "\"wall_ns_median\":%llu}\n", n, argv[4],
-		       (unsigned long long)cpu[0], (unsigned long long)cpu[n / 10],
-		       (unsigned long long)cpu[n / 2], (double)sum / n,
-		       (unsigned long long)wall[n / 2]);
+		print_waits("waits", n, argv[4], cpu, wall, sum);
 		return 0;
 	}
 	if (argc >= 6 && !strcmp(argv[1], "syncwaits")) {
@@ -258,14 +265,7 @@ int main(int argc, char **argv)
 		}
 		close(a.dev);
 		close(mock);
-		qsort(cpu, n, sizeof(*cpu), cmp_u64);
-		qsort(wall, n, sizeof(*wall), cmp_u64);
-		printf("{\"bench\":\"syncwaits\",\"n\":%d,\"ms\":%s,\"cpu_ns_min\":%llu,"
-		       "\"cpu_ns_p10\":%llu,\"cpu_ns_median\":%llu,\"cpu_ns_mean\":%.0f,"
-		       "\"wall_ns_median\":%llu}\n", n, argv[5],
-		       (unsigned long long)cpu[0], (unsigned long long)cpu[n / 10],
-		       (unsigned long long)cpu[n / 2], (double)sum / n,
-		       (unsigned long long)wall[n / 2]);
+		print_waits("syncwaits", n, argv[5], cpu, wall, sum);
 		return 0;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "snap")) {
