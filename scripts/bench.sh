@@ -83,7 +83,7 @@ for k in on off; do
 	python3 "$TOP/scripts/jump-labels.py" "$d/vmlinux" i915_request_wait_timeout \
 		> "$W/jump-labels-$k.txt"
 	# DRM core's syncobj wait, with its hook (patch 10) in both kernels
-	f=$(nm "$d/vmlinux" | awk '$3 ~ /^drm_syncobj_array_wait_timeout/ { print $3; exit }')
+	f=$(nm "$d/vmlinux" | awk '$3 ~ /^drm_syncobj_array_wait_timeout/ && !n++ { print $3 }')
 	objdump -d --no-show-raw-insn "$d/vmlinux" --disassemble="$f" > "$W/drm_syncobj_wait-$k.s"
 	python3 "$TOP/scripts/jump-labels.py" "$d/vmlinux" "$f" > "$W/jump-labels-syncobj-$k.txt"
 done
