@@ -8,8 +8,12 @@
  * width and naturally aligned; padding is explicit.
  *
  * A file is one struct i915_stall_file_header, then cpu_count struct
- * i915_stall_cpu_entry at cpu_table_offset, then record_count struct
- * i915_stall_record at records_offset.  Records are grouped by CPU in
+ * i915_stall_cpu_entry at cpu_table_offset, then record_count records of
+ * record_size bytes at records_offset.  Since 1.2 a record is a struct
+ * i915_stall_record, then map_max struct i915_stall_map at maps_offset
+ * into the record, then ustack_snapshot_max bytes of user stack at
+ * ustack_offset into the record: record_size depends on the snapshot size
+ * the log was set to.  Records are grouped by CPU in
  * ascending CPU order and, within a CPU, ordered oldest first (by seq).
  *
  * Compatibility: a reader accepts any file whose version_major it knows.  A
@@ -33,13 +37,15 @@
 #define I915_STALL_MAGIC		"I915STL\n"
 #define I915_STALL_MAGIC_LEN		8
 #define I915_STALL_VERSION_MAJOR	1
-#define I915_STALL_VERSION_MINOR	1
+#define I915_STALL_VERSION_MINOR	2
 
 #define I915_STALL_KSTACK_MAX		32
 #define I915_STALL_USTACK_MAX		32
 #define I915_STALL_COMM_LEN		16
 #define I915_STALL_NAME_LEN		32
 #define I915_STALL_RELEASE_LEN		64
+#define I915_STALL_MAP_NAME_LEN		80
+#define I915_STALL_BUILD_ID_LEN		20
 
 /* Wait sites.  Values are ABI and never reused. */
 enum i915_stall_site {
@@ -92,6 +98,18 @@ enum i915_stall_outcome {
 #define I915_STALL_F_ENGINE		0x10 /* engine_class/engine_instance valid */
 #define I915_STALL_F_FENCE		0x20 /* fence_context/fence_seqno valid */
 #define I915_STALL_F_OWNER		0x40 /* owner_pid/owner_comm valid */
+#define I915_STALL_F_USER_REGS		0x80 /* 1.2: user_ip/sp/bp and the snapshot valid */
+#define I915_STALL_F_MAPS_NOLOCK	0x100 /* 1.2: mmap lock not taken, no map saved */
+#define I915_STALL_F_MAPS_FULL		0x200 /* 1.2: more executable mappings than map_max */
+
+/*
+ * struct i915_stall_record.ustack_map[i], 1.2: the index of the entry of
+ * maps[] that ustack[i] falls in, or why there is none.
+ */
+#define I915_STALL_FRAME_FULL		0xfc /* maps[] was full */
+#define I915_STALL_FRAME_NOLOCK		0xfd /* the mmap lock was not taken */
+#define I915_STALL_FRAME_ANON		0xfe /* anonymous executable memory (JIT, vDSO) */
+#define I915_STALL_FRAME_NOVMA		0xff /* no executable mapping there */
 
 /*
  * struct i915_stall_record.sync_flags, of the syncobj sites.  The low bits
@@ -142,6 +160,37 @@ struct i915_stall_record {
 	/* 1.1 */
 	__u32 fence_count;	/* fences the wait was on: 1, or the syncobj count */
 	__u32 sync_flags;	/* I915_STALL_SYNC_*, syncobj sites only */
+	/* 1.2 */
+	__u32 ustack_size;	/* bytes of user stack saved from user_sp up */
+	__u16 map_count;	/* entries of the record's maps[] in use */
+	__u16 pad1;
+	__u64 user_ip;		/* the user registers at kernel entry, if F_USER_REGS */
+	__u64 user_sp;
+	__u64 user_bp;
+	__u8 ustack_map[I915_STALL_USTACK_MAX];	/* per ustack[] entry: map index or FRAME_* */
+};
+
+/* struct i915_stall_map.flags */
+#define I915_STALL_MAP_BUILD_ID		0x1 /* build_id valid */
+#define I915_STALL_MAP_PATH		0x2 /* name is the whole path, else the file name */
+#define I915_STALL_MAP_DELETED		0x4 /* the file was unlinked after it was mapped */
+
+/*
+ * struct i915_stall_map - one executable file mapping of the waiter, 1.2
+ *
+ * The record's maps[] holds each distinct one that a frame of ustack[] or
+ * a word of the stack snapshot points into.  An address a in it is at
+ * file offset a - start + file_offset of the file with build_id.
+ */
+struct i915_stall_map {
+	__u64 start;		/* vm_start */
+	__u64 end;		/* vm_end */
+	__u64 file_offset;	/* file offset of @start */
+	__u8 build_id[I915_STALL_BUILD_ID_LEN];	/* GNU build-id, if MAP_BUILD_ID */
+	__u8 build_id_size;	/* bytes of it, 0 if it was not resident or absent */
+	__u8 flags;		/* I915_STALL_MAP_* */
+	__u16 pad;
+	char name[I915_STALL_MAP_NAME_LEN];	/* path or file name, NUL padded */
 };
 
 /*
@@ -204,13 +253,18 @@ struct i915_stall_file_header {
 	char release[I915_STALL_RELEASE_LEN];	  /* utsname()->release */
 	/* 1.1 */
 	__u64 unattributed;	/* waits of no known device, all devices, since boot */
+	/* 1.2 */
+	__u32 map_max;		/* struct i915_stall_map in each record */
+	__u32 ustack_snapshot_max; /* bytes of user stack snapshot in each record */
+	__u32 maps_offset;	/* offset of maps[] in a record */
+	__u32 ustack_offset;	/* offset of the user stack snapshot in a record */
 };
 
 /* Every size and offset is ABI; C11 static_assert needs a message. */
 #define I915_STALL_LAYOUT(type, member, off) \
 	static_assert(offsetof(struct type, member) == (off), #type "." #member)
 
-static_assert(sizeof(struct i915_stall_record) == 648, "size of i915_stall_record");
+static_assert(sizeof(struct i915_stall_record) == 712, "size of i915_stall_record");
 I915_STALL_LAYOUT(i915_stall_record, seq, 0);
 I915_STALL_LAYOUT(i915_stall_record, start_ns, 8);
 I915_STALL_LAYOUT(i915_stall_record, duration_ns, 16);
@@ -239,6 +293,23 @@ I915_STALL_LAYOUT(i915_stall_record, kstack, 128);
 I915_STALL_LAYOUT(i915_stall_record, ustack, 384);
 I915_STALL_LAYOUT(i915_stall_record, fence_count, 640);
 I915_STALL_LAYOUT(i915_stall_record, sync_flags, 644);
+I915_STALL_LAYOUT(i915_stall_record, ustack_size, 648);
+I915_STALL_LAYOUT(i915_stall_record, map_count, 652);
+I915_STALL_LAYOUT(i915_stall_record, pad1, 654);
+I915_STALL_LAYOUT(i915_stall_record, user_ip, 656);
+I915_STALL_LAYOUT(i915_stall_record, user_sp, 664);
+I915_STALL_LAYOUT(i915_stall_record, user_bp, 672);
+I915_STALL_LAYOUT(i915_stall_record, ustack_map, 680);
+
+static_assert(sizeof(struct i915_stall_map) == 128, "size of i915_stall_map");
+I915_STALL_LAYOUT(i915_stall_map, start, 0);
+I915_STALL_LAYOUT(i915_stall_map, end, 8);
+I915_STALL_LAYOUT(i915_stall_map, file_offset, 16);
+I915_STALL_LAYOUT(i915_stall_map, build_id, 24);
+I915_STALL_LAYOUT(i915_stall_map, build_id_size, 44);
+I915_STALL_LAYOUT(i915_stall_map, flags, 45);
+I915_STALL_LAYOUT(i915_stall_map, pad, 46);
+I915_STALL_LAYOUT(i915_stall_map, name, 48);
 
 static_assert(sizeof(struct i915_stall_cpu_entry) == 48, "size of i915_stall_cpu_entry");
 I915_STALL_LAYOUT(i915_stall_cpu_entry, recorded, 0);
@@ -249,7 +320,7 @@ I915_STALL_LAYOUT(i915_stall_cpu_entry, dropped, 32);
 I915_STALL_LAYOUT(i915_stall_cpu_entry, cpu, 40);
 I915_STALL_LAYOUT(i915_stall_cpu_entry, flags, 44);
 
-static_assert(sizeof(struct i915_stall_file_header) == 296, "size of i915_stall_file_header");
+static_assert(sizeof(struct i915_stall_file_header) == 312, "size of i915_stall_file_header");
 I915_STALL_LAYOUT(i915_stall_file_header, magic, 0);
 I915_STALL_LAYOUT(i915_stall_file_header, version_major, 8);
 I915_STALL_LAYOUT(i915_stall_file_header, version_minor, 10);
@@ -278,5 +349,9 @@ I915_STALL_LAYOUT(i915_stall_file_header, i915_anchor, 160);
 I915_STALL_LAYOUT(i915_stall_file_header, device, 192);
 I915_STALL_LAYOUT(i915_stall_file_header, release, 224);
 I915_STALL_LAYOUT(i915_stall_file_header, unattributed, 288);
+I915_STALL_LAYOUT(i915_stall_file_header, map_max, 296);
+I915_STALL_LAYOUT(i915_stall_file_header, ustack_snapshot_max, 300);
+I915_STALL_LAYOUT(i915_stall_file_header, maps_offset, 304);
+I915_STALL_LAYOUT(i915_stall_file_header, ustack_offset, 308);
 
 #endif /* __I915_STALL_FORMAT_H__ */
