@@ -27,6 +27,8 @@ struct live_verdict {
 static struct {
 	struct aspace **t;	/* hash by (archive, tgid), open addressing */
 	size_t n, cap;
+	struct aspace **rt;	/* 1.2 records' own maps: hash by (tgid, maps) */
+	size_t rn, rcap;
 	struct live_verdict *lv;
 	size_t nlv;
 	struct aspace no_maps, other_boot, gone;	/* shared by every process */
@@ -57,6 +59,12 @@ static void space_free(struct aspace *as)
 		proc_maps_free(&as->pm);
 	if (as->reused)
 		free(as->reused);
+	if (as->rec_maps) {
+		for (i = 0; i < as->pm.nmaps; i++)
+			free(as->pm.maps[i].path);
+		free(as->pm.maps);
+		free(as->rec_maps);
+	}
 	free(as);
 }
 
@@ -68,6 +76,10 @@ void usym_cleanup(void)
 		if (A.t[i])
 			space_free(A.t[i]);
 	free(A.t);
+	for (i = 0; i < A.rcap; i++)
+		if (A.rt[i])
+			space_free(A.rt[i]);
+	free(A.rt);
 	free(A.lv);
 	dwfl_layer_end();
 	memset(&A, 0, sizeof(A));
@@ -205,7 +217,7 @@ static void space_modules(struct aspace *as)
 		const struct pmap *m = &pm->maps[i];
 		struct umod *u = NULL;
 
-		if (!m->path || (m->path[0] == '[' && strcmp(m->path, "[vdso]")))
+		if (!m->path || (!m->name_only && m->path[0] == '[' && strcmp(m->path, "[vdso]")))
 			continue;
 		if (m->pgoff) {
 			for (k = as->nmods; k-- > 0;)
@@ -226,7 +238,8 @@ static void space_modules(struct aspace *as)
 			u->dev = m->dev;
 			u->inode = m->inode;
 			u->deleted = m->deleted;
-			u->vdso = !strcmp(m->path, "[vdso]");
+			u->name_only = m->name_only;
+			u->vdso = !m->name_only && !strcmp(m->path, "[vdso]");
 		}
 		u->high = m->end;
 		as->map_mod[i] = (uint32_t)(u - as->mods) + 1;
@@ -309,10 +322,126 @@ static struct aspace *space_new(const struct archive *ar, uint32_t tgid)
 	return as;
 }
 
+/* ---------------------------------------------------------------- 1.2 maps */
+
+static uint64_t rec_hash(uint32_t tgid, const unsigned char *maps, size_t len)
+{
+	uint64_t h = hash_mix(0x12, tgid);
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, maps + i, 8);
+		h = hash_mix(h, w);
+	}
+	return h;
+}
+
+static int cmp_pmap(const void *a, const void *b)
+{
+	const struct pmap *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The address space of a 1.2 record's own maps: every record of the
+ * process with the same maps[] shares it.  decode.c checked that the maps
+ * are non-empty ranges and do not overlap.
+ */
+static struct aspace *rec_space_new(const struct srec *r, uint64_t h)
+{
+	struct aspace *as = xcalloc(1, sizeof(*as));
+	size_t len = (size_t)r->map_count * FMT12_MAP_SIZE, i, k;
+
+	(void)h;
+	as->tgid = r->tgid;
+	as->rec_maps = xmalloc(len);
+	memcpy(as->rec_maps, r->maps, len);
+	as->rec_nmaps = r->map_count;
+	as->rec_full = r->flags & FMT_F_MAPS_FULL;
+	as->pm.tgid = r->tgid;
+	as->pm.maps = xcalloc(r->map_count, sizeof(*as->pm.maps));
+	as->pm.nmaps = r->map_count;
+	for (i = 0; i < r->map_count; i++) {
+		struct pmap *m = &as->pm.maps[i];
+		struct rmap rm;
+
+		rmap_get(r, (unsigned int)i, &rm);
+		m->start = rm.start;
+		m->end = rm.end;
+		m->pgoff = rm.file_offset;
+		m->prot = 5;
+		m->name_only = !(rm.flags & FMT_MAP_PATH);
+		m->deleted = rm.flags & FMT_MAP_DELETED;
+		/* a path must be one an archive may hold, else only its build-id is used */
+		if (!m->name_only && !maps_path_ok(rm.name))
+			m->name_only = true;
+		if (m->name_only)	/* a file name: no '/' in it */
+			for (k = 0; rm.name[k]; k++)
+				if (rm.name[k] == '/')
+					rm.name[k] = '_';
+		m->path = xstrdup(rm.name[0] ? rm.name : "[unnamed]");
+		if ((rm.flags & FMT_MAP_BUILD_ID) && rm.build_id_size) {
+			memcpy(m->build_id, rm.build_id, rm.build_id_size);
+			m->build_id_len = rm.build_id_size;
+		}
+	}
+	qsort(as->pm.maps, as->pm.nmaps, sizeof(*as->pm.maps), cmp_pmap);
+	space_modules(as);
+	return as;
+}
+
+static struct aspace *rec_space(const struct srec *r)
+{
+	size_t len = (size_t)r->map_count * FMT12_MAP_SIZE, i, hh;
+	uint64_t h = rec_hash(r->tgid, r->maps, len);
+	struct aspace *as;
+
+	if (A.rcap)
+		for (hh = h & (A.rcap - 1); A.rt[hh]; hh = (hh + 1) & (A.rcap - 1)) {
+			as = A.rt[hh];
+			if (as->tgid == r->tgid && as->rec_nmaps == r->map_count &&
+			    as->rec_full == !!(r->flags & FMT_F_MAPS_FULL) &&
+			    !memcmp(as->rec_maps, r->maps, len))
+				return as;
+		}
+	if ((A.rn + 1) * 2 > A.rcap) {
+		size_t nc = A.rcap ? A.rcap * 2 : 64;
+		struct aspace **t = xcalloc(nc, sizeof(*t));
+
+		for (i = 0; i < A.rcap; i++)
+			if (A.rt[i]) {
+				const struct aspace *o = A.rt[i];
+
+				for (hh = rec_hash(o->tgid, o->rec_maps,
+						   (size_t)o->rec_nmaps * FMT12_MAP_SIZE) & (nc - 1);
+				     t[hh]; hh = (hh + 1) & (nc - 1))
+					;
+				t[hh] = A.rt[i];
+			}
+		free(A.rt);
+		A.rt = t;
+		A.rcap = nc;
+	}
+	as = rec_space_new(r, h);
+	for (hh = h & (A.rcap - 1); A.rt[hh]; hh = (hh + 1) & (A.rcap - 1))
+		;
+	A.rt[hh] = as;
+	A.rn++;
+	return as;
+}
+
 struct aspace *usym_space(const struct stall_file *f, const struct srec *r)
 {
 	struct aspace *as;
 	enum reason lr;
+
+	/* a 1.2 record's maps are the ones its frames were in, whatever the
+	 * process did since: they come first */
+	if (r->map_count)
+		return rec_space(r);
 
 	if (!f->ar) {
 		lr = live_ok(f);
@@ -346,7 +475,8 @@ struct aspace *usym_space(const struct stall_file *f, const struct srec *r)
 	return as;
 }
 
-void usym_resolve(struct aspace *as, uint64_t addr, bool pc, struct frame *out)
+void usym_resolve(struct aspace *as, uint64_t addr, bool pc, enum uframe_flag fl,
+		  struct frame *out)
 {
 	uint64_t a = addr - (!pc && addr ? 1 : 0);
 	const struct pmap *m;
@@ -355,13 +485,21 @@ void usym_resolve(struct aspace *as, uint64_t addr, bool pc, struct frame *out)
 
 	memset(out, 0, sizeof(*out));
 	out->addr = addr;
-	if (as->reason) {
-		out->reason = as->reason;
+	/* the kernel's word on a frame it saved no map for */
+	if (fl == UF_ANON || fl == UF_NOVMA) {
+		out->reason = fl == UF_ANON ? R_ANON : R_NO_MAP;
+		return;
+	}
+	if (as->reason || (fl != UF_NONE && as->rec_maps)) {
+		/* no maps of this record nor of the process: say why the
+		 * record has none */
+		out->reason = fl == UF_FULL ? R_MAPS_FULL : fl == UF_NOLOCK ? R_MAPS_NOLOCK
+										: as->reason;
 		return;
 	}
 	m = maps_find(&as->pm, a);
 	if (!m) {
-		out->reason = R_NO_MAP;
+		out->reason = as->rec_maps && as->rec_full ? R_MAPS_FULL : R_NO_MAP;
 		return;
 	}
 	mi = (size_t)(m - as->pm.maps);

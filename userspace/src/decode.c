@@ -84,6 +84,37 @@ static int open_common(struct stall_file *f, const char *name,
 		return diag_fail(d, base + HOFF(record_size),
 			    "record_size %u invalid for format %u.%u (minimum %u, multiple of 8)",
 			    h->record_size, h->version_major, h->version_minor, min_rec);
+	f->v12 = h->version_minor >= 2;
+	if (f->v12) {
+		uint64_t maps_end;
+
+		memcpy(&f->map_max, buf + FMT12_HDR_MAP_MAX, 4);
+		memcpy(&f->snapshot_max, buf + FMT12_HDR_SNAPSHOT_MAX, 4);
+		memcpy(&f->maps_offset, buf + FMT12_HDR_MAPS_OFFSET, 4);
+		memcpy(&f->ustack_offset, buf + FMT12_HDR_USTACK_OFFSET, 4);
+		/* map indices are bytes below FMT_FRAME_FIRST_FLAG */
+		if (f->map_max > FMT_FRAME_FIRST_FLAG)
+			return diag_fail(d, base + FMT12_HDR_MAP_MAX, "map_max %u exceeds %u",
+				    f->map_max, FMT_FRAME_FIRST_FLAG);
+		if (f->maps_offset < FMT12_RECORD_SIZE || f->maps_offset % 8)
+			return diag_fail(d, base + FMT12_HDR_MAPS_OFFSET,
+				    "maps_offset %u overlaps the record's fixed part (%u bytes) or is misaligned",
+				    f->maps_offset, FMT12_RECORD_SIZE);
+		maps_end = f->maps_offset + (uint64_t)f->map_max * FMT12_MAP_SIZE;
+		if (maps_end > h->record_size)
+			return diag_fail(d, base + FMT12_HDR_MAP_MAX,
+				    "%u maps from record offset %u end at %llu, past record_size %u",
+				    f->map_max, f->maps_offset, (unsigned long long)maps_end,
+				    h->record_size);
+		if (f->ustack_offset < maps_end)
+			return diag_fail(d, base + FMT12_HDR_USTACK_OFFSET,
+				    "ustack_offset %u overlaps the maps (they end at %llu)",
+				    f->ustack_offset, (unsigned long long)maps_end);
+		if ((uint64_t)f->ustack_offset + f->snapshot_max > h->record_size)
+			return diag_fail(d, base + FMT12_HDR_SNAPSHOT_MAX,
+				    "a %u-byte stack snapshot at record offset %u ends past record_size %u",
+				    f->snapshot_max, f->ustack_offset, h->record_size);
+	}
 	if (h->cpu_entry_size < sizeof(struct i915_stall_cpu_entry) ||
 	    h->cpu_entry_size > MAX_CPU_ENTRY_SIZE || h->cpu_entry_size % 8)
 		return diag_fail(d, base + HOFF(cpu_entry_size),
@@ -235,6 +266,61 @@ int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct sre
 	return rc;
 }
 
+/*
+ * 1.2: the counts within the header's maxima, each frame's map index
+ * within the record's maps, each map a non-empty range, a known
+ * build-id size, and no two maps overlapping.
+ */
+static int check_v12(const struct stall_file *f, const unsigned char *p, const struct srec *r,
+		     uint64_t off, uint64_t n, struct diag *d)
+{
+	uint32_t size;
+	unsigned int i, k;
+
+	memcpy(&size, p + FMT12_REC_USTACK_SIZE, 4);
+	if (size > f->snapshot_max)
+		return diag_fail(d, off + FMT12_REC_USTACK_SIZE,
+				 "record %llu: ustack_size %u exceeds ustack_snapshot_max %u",
+				 (unsigned long long)n, size, f->snapshot_max);
+	if (r->map_count > f->map_max)
+		return diag_fail(d, off + FMT12_REC_MAP_COUNT,
+				 "record %llu: map_count %u exceeds map_max %u",
+				 (unsigned long long)n, r->map_count, f->map_max);
+	if (r->snap_size && r->user_sp > UINT64_MAX - r->snap_size)
+		return diag_fail(d, off + FMT12_REC_USER_SP,
+				 "record %llu: a %u-byte snapshot at user_sp 0x%llx wraps around",
+				 (unsigned long long)n, r->snap_size, (unsigned long long)r->user_sp);
+	for (i = 0; i < r->udepth; i++)
+		if (r->ustack_map[i] < FMT_FRAME_FIRST_FLAG && r->ustack_map[i] >= r->map_count)
+			return diag_fail(d, off + FMT12_REC_USTACK_MAP + i,
+					 "record %llu: ustack_map[%u] %u: no such map (map_count %u)",
+					 (unsigned long long)n, i, r->ustack_map[i], r->map_count);
+	for (i = 0; i < r->map_count; i++) {
+		uint64_t moff = off + f->maps_offset + (uint64_t)i * FMT12_MAP_SIZE;
+		struct rmap m, o;
+
+		rmap_get(r, i, &m);
+		if (m.start >= m.end)
+			return diag_fail(d, moff + FMT12_MAP_START,
+					 "record %llu: map %u: start 0x%llx not below end 0x%llx",
+					 (unsigned long long)n, i, (unsigned long long)m.start,
+					 (unsigned long long)m.end);
+		if (m.build_id_size > FMT12_BUILD_ID_LEN)
+			return diag_fail(d, moff + FMT12_MAP_BUILD_ID_SIZE,
+					 "record %llu: map %u: build_id_size %u exceeds %u",
+					 (unsigned long long)n, i, m.build_id_size, FMT12_BUILD_ID_LEN);
+		for (k = 0; k < i; k++) {
+			rmap_get(r, k, &o);
+			if (m.start < o.end && o.start < m.end)
+				return diag_fail(d, moff + FMT12_MAP_START,
+						 "record %llu: map %u [0x%llx, 0x%llx) overlaps map %u",
+						 (unsigned long long)n, i, (unsigned long long)m.start,
+						 (unsigned long long)m.end, k);
+		}
+	}
+	return 0;
+}
+
 int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct srec *r,
 		    struct diag *d)
 {
@@ -274,6 +360,8 @@ int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct srec *
 	if (r->udepth > h->ustack_max)
 		return diag_fail(d, off + ROFF(ustack_depth), "record %llu: ustack_depth %u exceeds ustack_max %u",
 			    (unsigned long long)it->next, r->udepth, h->ustack_max);
+	if (f->v12 && check_v12(f, p, r, off, it->next, d))
+		return -1;
 	/* Not structural: keep the record, say so once per file. */
 	if (r->spin_ns > r->duration_ns && !it->warned_spin) {
 		warnx_("%s: offset %llu: record %llu: spin_ns %llu exceeds duration_ns %llu",

@@ -574,6 +574,8 @@ void dwfl_space_close(struct aspace *as)
 		return;
 	dwfl_end(as->dwfl);
 	as->dwfl = NULL;
+	as->attached = false;
+	as->all_reported = false;
 	lru_unlink(as);
 	D.nopen--;
 	for (i = 0; i < as->nmods; i++)
@@ -779,11 +781,12 @@ static void report(struct aspace *as, struct umod *u)
 			return;
 		}
 		why = R_NO_FILE;
-		if (symfs) {
+		/* a 1.2 record's map may name the file only: by build-id then */
+		if (symfs && !u->name_only) {
 			p = xasprintf("%s%s", symfs, u->path);
 			why = try_file(p, u->id, u->idlen, NULL, &fd, &elf);
 		}
-		if (why != R_NONE && !u->deleted) {
+		if (why != R_NONE && !u->deleted && !u->name_only) {
 			free(p);
 			p = xstrdup(u->path);
 			r = try_file(p, u->id, u->idlen, NULL, &fd, &elf);
@@ -868,5 +871,209 @@ void dwfl_resolve(struct aspace *as, struct umod *u, uint64_t addr, uint64_t a,
 			out->src = src;
 			out->line = line;
 		}
+	}
+}
+
+/* ---------------------------------------------------------------- unwinding */
+
+/*
+ * The snapshot unwound with CFI, as perf's util/unwind-libdw.c does: the
+ * space's Dwfl gets a thread state whose memory is the snapshot alone
+ * (user_sp up, ustack_size bytes; reads elsewhere fail) and whose initial
+ * registers are the recorded rip, rsp and rbp (DWARF 16, 7, 6); then
+ * dwfl_getthread_frames().  No frame is taken that CFI did not give: a
+ * frame whose PC no CFI covers ends the walk before libdw's own fallback
+ * (the frame-pointer unwinder of its x86_64 backend) could guess, and so
+ * does a frame that came after a read outside the snapshot.
+ */
+static struct {
+	const struct srec *r;
+	struct aspace *as;
+	struct ucfi *out;
+	bool oob;		/* a read outside the snapshot since the last frame */
+	bool stopped;		/* out->end is set */
+} U;
+
+static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)arg;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = &U;
+	return U.r->pid ? (pid_t)U.r->pid : 1;
+}
+
+static bool unw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	(void)arg;
+	*thread_argp = &U;
+	return true;
+}
+
+static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct srec *r = U.r;
+
+	(void)dwfl;
+	(void)arg;
+	if (r->snap_size < 8 || addr < r->user_sp || addr - r->user_sp > r->snap_size - 8) {
+		U.oob = true;
+		return false;
+	}
+	memcpy(result, r->snap + (addr - r->user_sp), 8);
+	return true;
+}
+
+static bool unw_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	Dwarf_Word regs[2] = { U.r->user_bp, U.r->user_sp };	/* DWARF 6 rbp, 7 rsp */
+
+	(void)arg;
+	if (!dwfl_thread_state_registers(thread, 6, 2, regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, U.r->user_ip);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks unw_callbacks = {
+	.next_thread = unw_next_thread,
+	.get_thread = unw_get_thread,
+	.memory_read = unw_memory_read,
+	.set_initial_registers = unw_set_initial_registers,
+};
+
+/* Whether the module's .eh_frame (eh) or DWARF CFI covers address a. */
+static bool cfi_covers(Dwfl_Module *mod, bool eh, Dwarf_Addr a)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi = eh ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
+	Dwarf_Frame *fr = NULL;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, a - bias, &fr))
+		return false;
+	free(fr);
+	return true;
+}
+
+/* Whether the frame at pc (a return address unless activation) can be
+ * unwound by CFI; else why not, in U.out. */
+static bool unw_can_step(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
+{
+	Dwarf_Addr a = pc - (activation || !pc ? 0 : 1);
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, a);
+
+	if (mod && (cfi_covers(mod, true, a) || cfi_covers(mod, false, a)))
+		return true;
+	infox("no CFI step at 0x%llx (module %s)", (unsigned long long)pc, mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : "none");
+	U.out->end = mod || maps_find(&U.as->pm, a) ? UEND_NO_CFI : UEND_NO_MAP;
+	U.out->end_addr = pc;
+	U.stopped = true;
+	return false;
+}
+
+static int unw_frame(Dwfl_Frame *state, void *arg)
+{
+	struct ucfi *o = U.out;
+	Dwarf_Addr pc;
+	Dwarf_Word sp = 0;
+	bool act;
+
+	(void)arg;
+	if (!dwfl_frame_pc(state, &pc, &act)) {
+		o->end = UEND_ERROR;
+		o->end_addr = o->n ? o->pc[o->n - 1] : U.r->user_ip;
+		U.stopped = true;
+		return DWARF_CB_ABORT;
+	}
+	if (U.oob && o->n) {	/* not CFI's frame: libdw's fallback after a failed read */
+		o->end = UEND_SNAPSHOT;
+		o->end_addr = o->pc[o->n - 1];
+		U.stopped = true;
+		return DWARF_CB_ABORT;
+	}
+	if (o->n == USTACK_CFI_MAX) {
+		o->end = UEND_DEPTH;
+		o->end_addr = pc;
+		U.stopped = true;
+		return DWARF_CB_ABORT;
+	}
+	if (dwfl_frame_reg(state, 7, &sp))
+		sp = o->n ? 0 : U.r->user_sp;
+	o->pc[o->n] = pc;
+	o->sp[o->n] = sp;
+	o->activation[o->n] = act;
+	o->n++;
+	U.oob = false;
+	if (!unw_can_step(dwfl_thread_dwfl(dwfl_frame_thread(state)), pc, act))
+		return DWARF_CB_ABORT;
+	return DWARF_CB_OK;
+}
+
+void dwfl_unwind(struct aspace *as, const struct srec *r, struct ucfi *out)
+{
+	Dwfl *dwfl;
+	size_t i;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->end_addr = r->user_ip;
+	if (as->reason) {
+		out->end = UEND_NO_MAP;
+		return;
+	}
+	dwfl = space_dwfl(as);
+	if (!dwfl) {
+		out->end = UEND_ERROR;
+		return;
+	}
+	if (!as->all_reported) {
+		/* dwfl_addrmodule() must see every module the walk may enter */
+		for (i = 0; i < as->nmods; i++)
+			if (as->mods[i].state == 0)
+				report(as, &as->mods[i]);
+		as->all_reported = true;
+	}
+	if (!as->attached) {
+		if (!dwfl_attach_state(dwfl, NULL, r->tgid ? (pid_t)r->tgid : 1, &unw_callbacks,
+				       NULL)) {
+			infox("tgid %u: no thread state: %s", r->tgid, dwfl_errmsg(-1));
+			out->end = maps_find(&as->pm, r->user_ip) ? UEND_NO_CFI : UEND_NO_MAP;
+			return;
+		}
+		as->attached = true;
+	}
+	U.r = r;
+	U.as = as;
+	U.out = out;
+	U.oob = false;
+	U.stopped = false;
+	rc = dwfl_getthread_frames(dwfl, r->pid ? (pid_t)r->pid : 1, unw_frame, NULL);
+	if (!U.stopped) {
+		if (rc == 0) {
+			out->end = UEND_NONE;
+		} else {
+			out->end = U.oob ? UEND_SNAPSHOT : UEND_ERROR;
+			out->end_addr = out->n ? out->pc[out->n - 1] : r->user_ip;
+			if (!U.oob)
+				infox("tgid %u: unwinding stopped at 0x%llx: %s", r->tgid,
+				      (unsigned long long)out->end_addr, dwfl_errmsg(-1));
+		}
+	}
+	memset(&U, 0, sizeof(U));
+}
+
+const char *uend_text(enum uend e)
+{
+	switch (e) {
+	case UEND_SNAPSHOT: return "snapshot exhausted";
+	case UEND_NO_CFI: return "no CFI for";
+	case UEND_NO_MAP: return "no mapping for";
+	case UEND_DEPTH: return "depth limit";
+	case UEND_ERROR: return "unwinding failed at";
+	case UEND_COMPAT: return "32-bit task, not unwound";
+	default: return NULL;
 	}
 }

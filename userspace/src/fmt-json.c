@@ -9,7 +9,9 @@
 
 #include "emit.h"
 
-static void json_frame(struct sbuf *b, const struct sframe *sf)
+/* cfi: the stall is of a 1.2 file, whose user frames say whether only CFI
+ * found them */
+static void json_frame_x(struct sbuf *b, const struct sframe *sf, bool cfi)
 {
 	const struct frame *fr = &sf->fr;
 
@@ -43,7 +45,14 @@ static void json_frame(struct sbuf *b, const struct sframe *sf)
 	} else {
 		sb_puts(b, ",\"line\":null");
 	}
+	if (cfi)
+		sb_puts(b, sf->cfi ? ",\"cfi\":true" : ",\"cfi\":false");
 	sb_putc(b, '}');
+}
+
+static void json_frame(struct sbuf *b, const struct sframe *sf)
+{
+	json_frame_x(b, sf, false);
 }
 
 static void json_lost(struct sbuf *b, uint64_t ow, uint64_t torn, uint64_t dr)
@@ -133,6 +142,8 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 		{ I915_STALL_F_USTACK_TRUNC, "ustack_truncated" },
 		{ I915_STALL_F_ENGINE, "engine" }, { I915_STALL_F_FENCE, "fence" },
 		{ I915_STALL_F_OWNER, "owner" },
+		{ FMT_F_USER_REGS, "user_regs" }, { FMT_F_MAPS_NOLOCK, "maps_nolock" },
+		{ FMT_F_MAPS_FULL, "maps_full" },
 	};
 	const struct srec *r = ss->r;
 	struct sbuf *b = &o->b;
@@ -202,6 +213,8 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 	none = true;
 	sb_printf(b, ",\"wait_flags\":\"0x%x\",\"flags\":[", r->wait_flags);
 	for (i = 0; i < ARRAY_SIZE(fl); i++) {
+		if (fl[i].bit >= FMT_F_USER_REGS && !ss->s->f->v12)
+			continue;	/* bits a 1.0 or 1.1 file does not define */
 		known |= fl[i].bit;
 		if (r->flags & fl[i].bit) {
 			sb_printf(b, "%s\"%s\"", none ? "" : ",", fl[i].name);
@@ -228,7 +241,27 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 	for (i = 0; ss->u && i < ss->u->depth; i++) {
 		if (i)
 			sb_putc(b, ',');
-		json_frame(b, ss->u->frames[i]);
+		json_frame_x(b, ss->u->frames[i], ss->s->f->v12);
+	}
+	if (ss->s->f->v12) {
+		/* 1.2: the registers, the snapshot, the maps, and why the chain ends */
+		if (r->flags & FMT_F_USER_REGS)
+			sb_printf(b, "],\"user_regs\":{\"ip\":\"0x%" PRIx64 "\",\"sp\":\"0x%" PRIx64
+				  "\",\"bp\":\"0x%" PRIx64 "\"}", r->user_ip, r->user_sp, r->user_bp);
+		else
+			sb_puts(b, "],\"user_regs\":null");
+		sb_printf(b, ",\"ustack_snapshot_bytes\":%u,\"map_count\":%u,\"ustack_end\":",
+			  r->snap_size, r->map_count);
+		if (ss->u && ss->u->end) {
+			sb_puts(b, "{\"reason\":");
+			sb_json_str(b, uend_text((enum uend)ss->u->end));
+			sb_printf(b, ",\"addr\":\"0x%" PRIx64 "\"}", ss->u->end_addr);
+		} else {
+			sb_puts(b, "null");
+		}
+		sb_puts(b, "}");
+		out_flush(o, false);
+		return;
 	}
 	sb_puts(b, "]}");
 	out_flush(o, false);

@@ -128,6 +128,18 @@ static void block(struct sbuf *b, const struct sstack *st)
 	}
 }
 
+/* "    [end: no CFI for 0x...]": why a 1.2 chain stops where CFI did */
+static void ustack_end_text(struct sbuf *b, const struct sstack *u)
+{
+	sb_puts(b, "    [end: ");
+	sb_puts(b, uend_text((enum uend)u->end));
+	if (u->end == UEND_NO_CFI || u->end == UEND_NO_MAP || u->end == UEND_ERROR) {
+		sb_putc(b, ' ');
+		sb_hex(b, u->end_addr);
+	}
+	sb_puts(b, "]\n");
+}
+
 void text_stall(struct out *o, const struct sstall *ss)
 {
 	const struct srec *r = ss->r;
@@ -228,8 +240,10 @@ void text_stall(struct out *o, const struct sstall *ss)
 		sb_puts(b, "  user stack: not walked (32-bit task)\n");
 	else
 		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? "  user stack: (truncated)\n" :
-			r->udepth ? "  user stack:\n" : "  user stack: none\n");
+			ss->u && ss->u->depth ? "  user stack:\n" : "  user stack: none\n");
 	block(b, ss->u);
+	if (ss->u && ss->u->end)
+		ustack_end_text(b, ss->u);
 	sb_putc(b, '\n');
 	out_flush(o, false);
 }

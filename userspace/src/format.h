@@ -13,13 +13,18 @@
  *   1.1  header 296 B (+ unattributed u64 @288),
  *        record 648 B (+ fence_count u32 @640, sync_flags u32 @644),
  *        sites syncobj_wait (5), syncobj_timeline_wait (6), I915_STALL_SYNC_*
+ *   1.2  header 312 B (+ map_max, ustack_snapshot_max, maps_offset, ustack_offset u32
+ *        @296..308), record 712 B fixed part (+ ustack_size u32 @648, map_count u16
+ *        @652, user_ip/sp/bp u64 @656/664/672, ustack_map[32] u8 @680), then per
+ *        record map_max struct i915_stall_map (128 B) at maps_offset and
+ *        ustack_snapshot_max bytes of user stack at ustack_offset
  */
 #ifndef I915_STALLS_FORMAT_H
 #define I915_STALLS_FORMAT_H
 
 #include "i915_stall_format.h"
 
-#define FMT_MINOR_KNOWN		1	/* the newest 1.x minor this reader decodes */
+#define FMT_MINOR_KNOWN		2	/* the newest 1.x minor this reader decodes */
 
 #define FMT10_HEADER_SIZE	288u
 #define FMT10_RECORD_SIZE	640u
@@ -29,9 +34,32 @@
 #define FMT11_REC_FENCE_COUNT	640u	/* __u32 */
 #define FMT11_REC_SYNC_FLAGS	644u	/* __u32 */
 
-/* The smallest header and record of a file of minor m (>= 1: 1.1's). */
-#define FMT_HEADER_MIN(m)	((m) ? FMT11_HEADER_SIZE : FMT10_HEADER_SIZE)
-#define FMT_RECORD_MIN(m)	((m) ? FMT11_RECORD_SIZE : FMT10_RECORD_SIZE)
+#define FMT12_HEADER_SIZE	312u
+#define FMT12_RECORD_SIZE	712u	/* the fixed part; maps and snapshot follow */
+#define FMT12_HDR_MAP_MAX	296u	/* __u32 */
+#define FMT12_HDR_SNAPSHOT_MAX	300u	/* __u32 */
+#define FMT12_HDR_MAPS_OFFSET	304u	/* __u32 */
+#define FMT12_HDR_USTACK_OFFSET	308u	/* __u32 */
+#define FMT12_REC_USTACK_SIZE	648u	/* __u32 */
+#define FMT12_REC_MAP_COUNT	652u	/* __u16 */
+#define FMT12_REC_USER_IP	656u	/* __u64 */
+#define FMT12_REC_USER_SP	664u	/* __u64 */
+#define FMT12_REC_USER_BP	672u	/* __u64 */
+#define FMT12_REC_USTACK_MAP	680u	/* __u8[32] */
+#define FMT12_MAP_SIZE		128u	/* struct i915_stall_map */
+#define FMT12_MAP_START		0u
+#define FMT12_MAP_END		8u
+#define FMT12_MAP_FILE_OFFSET	16u
+#define FMT12_MAP_BUILD_ID	24u	/* __u8[20] */
+#define FMT12_MAP_BUILD_ID_SIZE	44u
+#define FMT12_MAP_FLAGS		45u
+#define FMT12_MAP_NAME		48u	/* char[80] */
+#define FMT12_BUILD_ID_LEN	20u
+#define FMT12_MAP_NAME_LEN	80u
+
+/* The smallest header and record of a file of minor m. */
+#define FMT_HEADER_MIN(m)	((m) >= 2 ? FMT12_HEADER_SIZE : (m) ? FMT11_HEADER_SIZE : FMT10_HEADER_SIZE)
+#define FMT_RECORD_MIN(m)	((m) >= 2 ? FMT12_RECORD_SIZE : (m) ? FMT11_RECORD_SIZE : FMT10_RECORD_SIZE)
 
 static_assert(offsetof(struct i915_stall_record, ustack) + sizeof(__u64) * I915_STALL_USTACK_MAX ==
 	      FMT10_RECORD_SIZE, "1.0 record size");
@@ -59,5 +87,53 @@ I915_STALL_LAYOUT(i915_stall_file_header, unattributed, FMT11_HDR_UNATTRIBUTED);
 #define FMT_SYNC_DEADLINE		0x8
 #define FMT_SYNC_UNSUBMITTED		0x100
 #endif
+
+#if I915_STALL_VERSION_MINOR >= 2
+static_assert(sizeof(struct i915_stall_file_header) == FMT12_HEADER_SIZE, "1.2 header size");
+static_assert(sizeof(struct i915_stall_record) == FMT12_RECORD_SIZE, "1.2 record size");
+static_assert(sizeof(struct i915_stall_map) == FMT12_MAP_SIZE, "1.2 map size");
+I915_STALL_LAYOUT(i915_stall_file_header, map_max, FMT12_HDR_MAP_MAX);
+I915_STALL_LAYOUT(i915_stall_file_header, ustack_snapshot_max, FMT12_HDR_SNAPSHOT_MAX);
+I915_STALL_LAYOUT(i915_stall_file_header, maps_offset, FMT12_HDR_MAPS_OFFSET);
+I915_STALL_LAYOUT(i915_stall_file_header, ustack_offset, FMT12_HDR_USTACK_OFFSET);
+I915_STALL_LAYOUT(i915_stall_record, ustack_size, FMT12_REC_USTACK_SIZE);
+I915_STALL_LAYOUT(i915_stall_record, map_count, FMT12_REC_MAP_COUNT);
+I915_STALL_LAYOUT(i915_stall_record, user_ip, FMT12_REC_USER_IP);
+I915_STALL_LAYOUT(i915_stall_record, user_sp, FMT12_REC_USER_SP);
+I915_STALL_LAYOUT(i915_stall_record, user_bp, FMT12_REC_USER_BP);
+I915_STALL_LAYOUT(i915_stall_record, ustack_map, FMT12_REC_USTACK_MAP);
+I915_STALL_LAYOUT(i915_stall_map, start, FMT12_MAP_START);
+I915_STALL_LAYOUT(i915_stall_map, end, FMT12_MAP_END);
+I915_STALL_LAYOUT(i915_stall_map, file_offset, FMT12_MAP_FILE_OFFSET);
+I915_STALL_LAYOUT(i915_stall_map, build_id, FMT12_MAP_BUILD_ID);
+I915_STALL_LAYOUT(i915_stall_map, build_id_size, FMT12_MAP_BUILD_ID_SIZE);
+I915_STALL_LAYOUT(i915_stall_map, flags, FMT12_MAP_FLAGS);
+I915_STALL_LAYOUT(i915_stall_map, name, FMT12_MAP_NAME);
+static_assert(I915_STALL_BUILD_ID_LEN == FMT12_BUILD_ID_LEN, "1.2 build-id length");
+static_assert(I915_STALL_MAP_NAME_LEN == FMT12_MAP_NAME_LEN, "1.2 map name length");
+#define FMT_F_USER_REGS		I915_STALL_F_USER_REGS
+#define FMT_F_MAPS_NOLOCK	I915_STALL_F_MAPS_NOLOCK
+#define FMT_F_MAPS_FULL		I915_STALL_F_MAPS_FULL
+#define FMT_FRAME_FULL		I915_STALL_FRAME_FULL
+#define FMT_FRAME_NOLOCK	I915_STALL_FRAME_NOLOCK
+#define FMT_FRAME_ANON		I915_STALL_FRAME_ANON
+#define FMT_FRAME_NOVMA		I915_STALL_FRAME_NOVMA
+#define FMT_MAP_BUILD_ID	I915_STALL_MAP_BUILD_ID
+#define FMT_MAP_PATH		I915_STALL_MAP_PATH
+#define FMT_MAP_DELETED		I915_STALL_MAP_DELETED
+#else
+/* An older shared header: 1.2's values, as the 1.2 header defines them. */
+#define FMT_F_USER_REGS		0x80
+#define FMT_F_MAPS_NOLOCK	0x100
+#define FMT_F_MAPS_FULL		0x200
+#define FMT_FRAME_FULL		0xfc
+#define FMT_FRAME_NOLOCK	0xfd
+#define FMT_FRAME_ANON		0xfe
+#define FMT_FRAME_NOVMA		0xff
+#define FMT_MAP_BUILD_ID	0x1
+#define FMT_MAP_PATH		0x2
+#define FMT_MAP_DELETED		0x4
+#endif
+#define FMT_FRAME_FIRST_FLAG	FMT_FRAME_FULL	/* ustack_map values below it are indices */
 
 #endif

@@ -20,13 +20,18 @@
 	X(R_PID_REUSED, "pid reused", "the pid now belongs to a process started after the stall") \
 	X(R_NO_MAP, "no map", "the address is in no mapping of the process") \
 	X(R_ANON, "anon", "anonymous memory: JIT code, heap or stack")	\
+	X(R_MAPS_FULL, "maps full", "format 1.2: the record's table of mappings " \
+	  "was full, this frame's mapping is not in it")		\
+	X(R_MAPS_NOLOCK, "maps not saved", "format 1.2: the kernel could not take the " \
+	  "mmap lock, so the record has no mappings")			\
 	/* user frames: the file */					\
 	X(R_NO_FILE, "no file", "the mapped file was not found (deleted, or another " \
 	  "machine: see --symfs)")					\
 	X(R_BUILD_ID_MISMATCH, "build-id mismatch", "the file found has another " \
 	  "build-id than the one recorded")				\
-	X(R_NO_BUILD_ID, "no build-id", "an archived mapping without build-id: " \
-	  "the file cannot be verified, so it is not used")		\
+	X(R_NO_BUILD_ID, "no build-id", "an archived or recorded mapping without " \
+	  "build-id (none, or not resident when recorded): the file cannot be " \
+	  "verified, so it is not used")					\
 	X(R_FILE_CHANGED, "file changed", "the file at the mapped path is not " \
 	  "the mapped file (another inode)")				\
 	X(R_NOT_REGULAR, "not a regular file", "the path names a FIFO, a device " \

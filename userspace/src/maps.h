@@ -13,6 +13,7 @@ struct pmap {
 	uint32_t prot;		/* 1 r, 2 w, 4 x */
 	char *path;		/* NULL for anonymous; "[vdso]" etc. kept */
 	bool deleted;		/* the file was deleted: its path names nothing, or another file */
+	bool name_only;		/* 1.2 record map: path is the file name alone, not a path */
 	uint8_t build_id[BUILD_ID_MAX];
 	uint8_t build_id_len;	/* 0: unknown */
 	uint64_t dev, inode;	/* live maps only, else 0 */

@@ -30,7 +30,10 @@ struct stall_file {
 	uint64_t end;		/* bytes of this stall file (relative to buf) */
 	struct i915_stall_file_header hdr; /* known part, zero extended */
 	bool v11;		/* minor >= 1: 1.1's fields are in the file */
+	bool v12;		/* minor >= 2: 1.2's fields, maps and snapshot */
 	uint64_t unattributed;	/* 1.1: header's unattributed, else 0 */
+	uint32_t map_max, snapshot_max;	/* 1.2: per record, else 0 */
+	uint32_t maps_offset, ustack_offset;	/* 1.2: in a record */
 	struct i915_stall_cpu_entry *cpus; /* cpu_count entries, copied */
 	uint64_t lost_overwritten, lost_torn, lost_dropped, recorded;
 	int index;		/* in the list of stall files of a session */
@@ -55,13 +58,42 @@ struct srec {
 	const __u64 *kstack;		/* innermost first, in the input */
 	const __u64 *ustack;		/* ustack[0] the PC, then return addresses */
 	/*
-	 * Version 2 adds here, pointing into the record: the user ip/sp/bp,
-	 * the stack snapshot (bytes from sp up), the mapping table (build-id,
-	 * file offset, truncated file name per file) and each user frame's
-	 * raw-address flag.  usym.c takes the frames' identities from there
-	 * instead of from process maps.
+	 * 1.2, pointing into the record: the user registers and the stack
+	 * snapshot (bytes from user_sp up; snap_size 0 without F_USER_REGS),
+	 * the record's executable file mappings (map_count entries of
+	 * FMT12_MAP_SIZE bytes) and per ustack[] entry its map index or
+	 * FMT_FRAME_* (NULL for a 1.0 or 1.1 record).  usym.c takes the
+	 * frames' identities from there instead of from process maps.
 	 */
+	uint64_t user_ip, user_sp, user_bp;
+	uint32_t snap_size;
+	uint16_t map_count;
+	const unsigned char *snap;
+	const unsigned char *maps;
+	const uint8_t *ustack_map;
 };
+
+/* One entry of a 1.2 record's maps[], copied out. */
+struct rmap {
+	uint64_t start, end, file_offset;
+	uint8_t build_id[FMT12_BUILD_ID_LEN];
+	uint8_t build_id_size, flags;
+	char name[FMT12_MAP_NAME_LEN + 1];	/* NUL terminated */
+};
+
+static inline void rmap_get(const struct srec *r, unsigned int i, struct rmap *m)
+{
+	const unsigned char *p = r->maps + (size_t)i * FMT12_MAP_SIZE;
+
+	memcpy(&m->start, p + FMT12_MAP_START, 8);
+	memcpy(&m->end, p + FMT12_MAP_END, 8);
+	memcpy(&m->file_offset, p + FMT12_MAP_FILE_OFFSET, 8);
+	memcpy(m->build_id, p + FMT12_MAP_BUILD_ID, FMT12_BUILD_ID_LEN);
+	m->build_id_size = p[FMT12_MAP_BUILD_ID_SIZE];
+	m->flags = p[FMT12_MAP_FLAGS];
+	memcpy(m->name, p + FMT12_MAP_NAME, FMT12_MAP_NAME_LEN);
+	m->name[FMT12_MAP_NAME_LEN] = 0;
+}
 
 /* An entry of the records a command walks: where a record lies. */
 struct stall {
@@ -71,10 +103,11 @@ struct stall {
 };
 
 /*
- * The view of a version 1 record (p is 8-byte aligned); v11: the record is
- * of minor 1 or newer, so 1.1's fields follow 1.0's 640 bytes.
+ * The view of a version 1 record (p is 8-byte aligned) of f: a record of
+ * minor 1 or newer has 1.1's fields after 1.0's 640 bytes, one of minor 2
+ * or newer 1.2's after those, and its maps and snapshot where f says.
  */
-static inline void srec_v1(const unsigned char *p, bool v11, struct srec *v)
+static inline void srec_v1(const unsigned char *p, const struct stall_file *f, struct srec *v)
 {
 	const struct i915_stall_record *r = (const struct i915_stall_record *)(const void *)p;
 
@@ -103,12 +136,30 @@ static inline void srec_v1(const unsigned char *p, bool v11, struct srec *v)
 	v->owner_comm = r->owner_comm;
 	v->kstack = r->kstack;
 	v->ustack = r->ustack;
-	if (v11) {
+	if (f->v11) {
 		memcpy(&v->fence_count, p + FMT11_REC_FENCE_COUNT, 4);
 		memcpy(&v->sync_flags, p + FMT11_REC_SYNC_FLAGS, 4);
 	} else {	/* docs/format.md: a 1.0 wait was on one fence */
 		v->fence_count = 1;
 		v->sync_flags = 0;
+	}
+	if (f->v12) {
+		memcpy(&v->snap_size, p + FMT12_REC_USTACK_SIZE, 4);
+		memcpy(&v->map_count, p + FMT12_REC_MAP_COUNT, 2);
+		memcpy(&v->user_ip, p + FMT12_REC_USER_IP, 8);
+		memcpy(&v->user_sp, p + FMT12_REC_USER_SP, 8);
+		memcpy(&v->user_bp, p + FMT12_REC_USER_BP, 8);
+		v->ustack_map = p + FMT12_REC_USTACK_MAP;
+		v->maps = p + f->maps_offset;
+		v->snap = p + f->ustack_offset;
+		if (!(v->flags & FMT_F_USER_REGS))	/* no registers: no snapshot either */
+			v->snap_size = 0;
+	} else {
+		v->user_ip = v->user_sp = v->user_bp = 0;
+		v->snap_size = 0;
+		v->map_count = 0;
+		v->snap = v->maps = NULL;
+		v->ustack_map = NULL;
 	}
 }
 
@@ -116,7 +167,7 @@ static inline void srec_v1(const unsigned char *p, bool v11, struct srec *v)
 static inline void srec_get(const struct stall_file *f, const unsigned char *raw, struct srec *v)
 {
 	/* one major so far: hdr.version_major == 1 */
-	srec_v1(raw, f->v11, v);
+	srec_v1(raw, f, v);
 }
 
 /* Validate header and CPU table. Returns 0, or -1 with *d filled. */

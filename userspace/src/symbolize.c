@@ -17,7 +17,15 @@
 
 unsigned long sym_unresolved;
 
-enum { K_KERNEL, K_USER_PC, K_USER_RET };	/* frame kinds */
+/*
+ * Frame kinds: kernel, user PC, user return address; a user frame's kind
+ * also holds whether only CFI found it and the record's flag for it.
+ */
+enum { K_KERNEL, K_USER_PC, K_USER_RET };
+#define K_BASE(k)	((k) & 3)
+#define K_CFI		4
+#define K_FLAG(k)	((enum uframe_flag)((k) >> 3))
+#define K_MAKE(base, cfi, flag)	((uint8_t)((base) | ((cfi) ? K_CFI : 0) | ((unsigned int)(flag) << 3)))
 
 /* What every cached entry starts with. */
 struct centry {
@@ -274,8 +282,9 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* "sym+0xoff [mod]" (kernel) / "sym+0xoff (path)" (user) / why not */
-static void make_label(struct sbuf *b, const struct frame *fr, bool user)
+/* "sym+0xoff [mod]" (kernel) / "sym+0xoff (path)" (user) / why not,
+ * then " [cfi]" for a frame only CFI found */
+static void make_label(struct sbuf *b, const struct frame *fr, bool user, bool cfi)
 {
 	const char *why = reason_text(fr->reason);
 
@@ -315,10 +324,16 @@ static void make_label(struct sbuf *b, const struct frame *fr, bool user)
 		sb_putc(b, ':');
 		sb_dec(b, (uint64_t)fr->line, 0);
 	}
+	if (cfi)
+		sb_puts(b, " [cfi]");
 }
 
-/* Folded frame: no offsets, no ';' (stackcollapse-perf's conventions). */
-static void make_fold(struct sbuf *b, const struct frame *fr, bool addr)
+/*
+ * Folded frame: no offsets, no ';' (stackcollapse-perf's conventions); a
+ * file that is not the recorded one says so; a frame only CFI found ends
+ * in "_[c]", as perf's kernel frames do in "_[k]".
+ */
+static void make_fold(struct sbuf *b, const struct frame *fr, bool addr, bool cfi)
 {
 	size_t start = b->len, i;
 
@@ -328,6 +343,10 @@ static void make_fold(struct sbuf *b, const struct frame *fr, bool addr)
 		sb_puts(b, "[unknown ");
 		sb_hex(b, fr->addr);
 		sb_putc(b, ']');
+	} else if (fr->module && fr->reason == R_BUILD_ID_MISMATCH) {
+		sb_putc(b, '[');
+		sb_puts(b, base_name(fr->module));
+		sb_puts(b, ": build-id mismatch]");
 	} else if (fr->module && fr->reason != R_ANON) {
 		sb_putc(b, '[');
 		sb_puts(b, base_name(fr->module));
@@ -335,6 +354,8 @@ static void make_fold(struct sbuf *b, const struct frame *fr, bool addr)
 	} else {
 		sb_puts(b, "[unknown]");
 	}
+	if (cfi)
+		sb_puts(b, "_[c]");
 	for (i = start; i < b->len; i++)
 		if (b->p[i] == ';')
 			b->p[i] = ':';
@@ -358,11 +379,11 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	char *base, *p;
 
 	sb_reset(b);
-	make_label(b, fr, user);
+	make_label(b, fr, user, kind & K_CFI);
 	lab = b->len;
-	make_fold(b, fr, false);
+	make_fold(b, fr, false, kind & K_CFI);
 	fold = b->len - lab;
-	make_fold(b, fr, true);
+	make_fold(b, fr, true, kind & K_CFI);
 	key = b->len - lab - fold;
 	if (fr->name)
 		name = strlen(fr->name) + 1;
@@ -386,6 +407,7 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	e->addr = fr->addr;
 	e->sf.fr = *fr;
 	e->sf.user = user;
+	e->sf.cfi = user && (kind & K_CFI);
 	p = base + pre - strs;
 	if (name) {
 		memcpy(p, fr->name, name);
@@ -444,7 +466,8 @@ static struct fent *frame_get_h(const struct stall *s, const void *space, int ki
 	if (kind == K_KERNEL)
 		ksym_resolve(s->f, addr, &fr);
 	else
-		usym_resolve((struct aspace *)space, addr, kind == K_USER_PC, &fr);
+		usym_resolve((struct aspace *)space, addr, K_BASE(kind) == K_USER_PC, K_FLAG(kind),
+			     &fr);
 	e = frame_entry(&fr, kind != K_KERNEL, h, space, kind);
 	e->c.unresolved = fr.reason != R_NONE;
 	ct_insert(&C.frames, &e->c);
@@ -458,19 +481,26 @@ static struct fent *frame_get(const struct stall *s, const void *space, int kind
 
 #define PREFETCH_MAX 64
 
+/* The kind of frame i of a stack: kinds[i] when given, else the PC then
+ * return addresses (user) or kernel frames. */
+static inline int kind_at(bool user, const uint8_t *kinds, unsigned int i)
+{
+	return kinds ? kinds[i] : !user ? K_KERNEL : i ? K_USER_RET : K_USER_PC;
+}
+
 /*
  * The frames of a stack not cached: their hashes, and their table slots
  * then their entries fetched ahead, so that the cache misses of a stack of
  * frames seen before overlap instead of coming one after another.
  */
-static void prefetch_frames(const void *space, bool user, unsigned int depth, const __u64 *a,
-			    uint64_t *h)
+static void prefetch_frames(const void *space, bool user, const uint8_t *kinds,
+			    unsigned int depth, const __u64 *a, uint64_t *h)
 {
 	size_t mask = C.frames.cap - 1;
 	unsigned int i;
 
 	for (i = 0; i < depth; i++) {
-		h[i] = frame_hash(space, !user ? K_KERNEL : i ? K_USER_RET : K_USER_PC, a[i]);
+		h[i] = frame_hash(space, kind_at(user, kinds, i), a[i]);
 		if (C.frames.cap)
 			__builtin_prefetch(&C.frames.t[h[i] & mask]);
 	}
@@ -488,20 +518,48 @@ static void prefetch_frames(const void *space, bool user, unsigned int depth, co
 
 /* ---------------------------------------------------------------- stacks */
 
-static uint64_t stack_hash(const void *space, bool user, unsigned int depth, const __u64 *a)
+/* A stack's key: its frames' addresses and, for a 1.2 user stack, their
+ * kinds and why the chain ends. */
+struct skey {
+	bool user;
+	unsigned int depth;
+	const __u64 *a;
+	const uint8_t *kinds;	/* NULL: the default kinds */
+	uint8_t end;
+	uint64_t end_addr;
+};
+
+static uint64_t stack_hash(const void *space, const struct skey *k)
 {
-	uint64_t h = hash_mix(hash_mix(hash_mix(0xc0ffee, (uintptr_t)space), user), depth);
+	uint64_t h = hash_mix(hash_mix(hash_mix(0xc0ffee, (uintptr_t)space), k->user), k->depth);
 	unsigned int i;
 
-	for (i = 0; i < depth; i++)
-		h = hash_mix(h, a[i]);
+	for (i = 0; i < k->depth; i++)
+		h = hash_mix(h, k->a[i]);
+	if (k->kinds) {
+		for (i = 0; i < k->depth; i++)
+			h = hash_mix(h, k->kinds[i]);
+		h = hash_mix(hash_mix(h, k->end), k->end_addr);
+	}
 	return h;
 }
 
-static const struct sstack *stack_get(const struct stall *s, const void *space, bool user,
-				      unsigned int depth, const __u64 *a)
+static bool stack_is(const struct sent *e, const void *space, const struct skey *k)
 {
-	uint64_t h = stack_hash(space, user, depth, a);
+	const uint8_t *kinds = (const uint8_t *)(e->st.frames + e->st.depth);
+
+	return e->c.space == space && e->c.kind == (k->user | (k->kinds ? 2 : 0)) &&
+	       e->st.depth == k->depth && !memcmp(e->addrs, k->a, k->depth * sizeof(*k->a)) &&
+	       (!k->kinds || (!memcmp(kinds, k->kinds, k->depth) && e->st.end == k->end &&
+			      e->st.end_addr == k->end_addr));
+}
+
+static const struct sstack *stack_get_k(const struct stall *s, const void *space,
+					const struct skey *k)
+{
+	uint64_t h = stack_hash(space, k);
+	unsigned int depth = k->depth;
+	const __u64 *a = k->a;
 	const struct sframe **frames;
 	uint64_t fh[PREFETCH_MAX];
 	struct sent *e;
@@ -512,8 +570,7 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 			if (C.stacks.t[i].hash != h)
 				continue;
 			e = (struct sent *)C.stacks.t[i].e;
-			if (e->c.space == space && e->c.kind == user &&
-			    e->st.depth == depth && !memcmp(e->addrs, a, depth * sizeof(*a))) {
+			if (stack_is(e, space, k)) {
 				e->c.ref = 1;
 				e->c.epoch = C.epoch;
 				C.hits[1]++;
@@ -522,24 +579,28 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 		}
 	C.misses[1]++;
 	if (depth <= PREFETCH_MAX)
-		prefetch_frames(space, user, depth, a, fh);
-	len = sizeof(*e) + depth * (sizeof(*a) + sizeof(*e->st.frames));
+		prefetch_frames(space, k->user, k->kinds, depth, a, fh);
+	len = sizeof(*e) + depth * (sizeof(*a) + sizeof(*e->st.frames)) + (k->kinds ? depth : 0);
 	make_room(len);
 	e = xmalloc(len);
 	memset(e, 0, sizeof(*e));
 	e->c.hash = h;
 	e->c.space = space;
-	e->c.kind = user;
+	e->c.kind = (uint8_t)(k->user | (k->kinds ? 2 : 0));
 	e->c.bytes = (uint32_t)len;
 	e->c.epoch = C.epoch;
 	memcpy(e->addrs, a, depth * sizeof(*a));
 	e->st.id = ++C.next_id;
 	e->st.depth = depth;
+	e->st.end = k->end;
+	e->st.end_addr = k->end_addr;
 	frames = (const struct sframe **)(void *)(e->addrs + depth);
 	e->st.frames = frames;
 	e->st.addrs = e->addrs;
+	if (k->kinds)
+		memcpy(frames + depth, k->kinds, depth);
 	for (i = 0; i < depth; i++) {
-		int kind = !user ? K_KERNEL : i ? K_USER_RET : K_USER_PC;
+		int kind = kind_at(k->user, k->kinds, (unsigned int)i);
 		struct fent *f = depth <= PREFETCH_MAX ? frame_get_h(s, space, kind, a[i], fh[i])
 						       : frame_get(s, space, kind, a[i]);
 
@@ -551,6 +612,14 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 	return &e->st;
 }
 
+static const struct sstack *stack_get(const struct stall *s, const void *space, bool user,
+				      unsigned int depth, const __u64 *a)
+{
+	struct skey k = { .user = user, .depth = depth, .a = a };
+
+	return stack_get_k(s, space, &k);
+}
+
 static void stamp_frames(const struct sent *s)
 {
 	unsigned int i;
@@ -560,9 +629,129 @@ static void stamp_frames(const struct sent *s)
 			C.epoch;
 }
 
+/* ---------------------------------------------------------------- 1.2 user stacks */
+
+#define JOIN_MAX (I915_STALL_USTACK_MAX + USTACK_CFI_MAX)
+#define POS_UNKNOWN 0			/* the FP entry's slot is not known */
+#define POS_ABOVE UINT64_MAX		/* above the snapshot's end */
+
+/*
+ * Where the kernel's frame-pointer walk read each ustack[] entry: it takes
+ * ustack[i] from [bp + 8] and the next bp from [bp], starting at user_bp.
+ * The walk is redone in the snapshot while it lies there and agrees with
+ * ustack[]; once bp is past the snapshot's end every later slot is above
+ * it; a bp below user_sp, misaligned, or a word that is not the recorded
+ * entry leaves the rest unknown.
+ */
+static void fp_slots(const struct srec *r, uint64_t *pos)
+{
+	uint64_t bp = r->user_bp, sp = r->user_sp, top = sp + r->snap_size;
+	unsigned int i;
+
+	for (i = 0; i < r->udepth; i++)
+		pos[i] = POS_UNKNOWN;
+	for (i = 1; i < r->udepth; i++) {
+		uint64_t ret, next;
+
+		if (bp >= top || bp + 16 > top) {
+			if (bp >= top)
+				for (; i < r->udepth; i++)
+					pos[i] = POS_ABOVE;
+			return;
+		}
+		if (bp < sp || bp % 8)
+			return;
+		memcpy(&next, r->snap + (bp - sp), 8);
+		memcpy(&ret, r->snap + (bp - sp) + 8, 8);
+		if (ret != r->ustack[i])
+			return;
+		pos[i] = bp + 8;
+		bp = next;
+	}
+}
+
+/*
+ * A 1.2 record's user chain: the CFI walk of its snapshot joined to its
+ * frame-pointer chain, each frame once (docs/reader.md, "User stacks of
+ * format 1.2"):
+ *  - no CFI step (no snapshot, a 32-bit task, no CFI at user_ip): the
+ *    frame-pointer chain as recorded;
+ *  - else the CFI frames, then the frame-pointer entries whose slot is at
+ *    or above the last CFI frame's stack pointer (none if CFI reached the
+ *    outermost frame).  A CFI frame whose return address is the
+ *    frame-pointer entry read from the same slot is that entry; the
+ *    others are marked found by CFI.  Frame-pointer entries below the last
+ *    CFI frame that CFI did not find are dropped: CFI is preferred.
+ * The end reason is kept when the chain ends where CFI stopped.
+ */
+static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *a,
+				uint8_t *kinds, uint8_t *end, uint64_t *end_addr)
+{
+	static struct ucfi c;
+	uint64_t pos[I915_STALL_USTACK_MAX];
+	unsigned int n = 0, i, j;
+	bool unwind = (r->flags & FMT_F_USER_REGS) && r->snap_size &&
+		      !(r->flags & (I915_STALL_F_COMPAT | I915_STALL_F_KTHREAD));
+
+	*end = UEND_NONE;
+	*end_addr = 0;
+	c.n = 0;
+	if (unwind)
+		dwfl_unwind(as, r, &c);
+	else if ((r->flags & I915_STALL_F_COMPAT) && r->snap_size)
+		c.end = UEND_COMPAT;
+	if (c.n <= 1) {
+		for (i = 0; i < r->udepth; i++) {
+			a[n] = r->ustack[i];
+			kinds[n++] = K_MAKE(i ? K_USER_RET : K_USER_PC, false,
+					    uframe_flag_of(r->ustack_map[i]));
+		}
+		if (n <= 1 && c.end != UEND_NONE) {
+			*end = (uint8_t)c.end;
+			*end_addr = c.end_addr;
+			if (!n && c.n) {
+				a[n] = c.pc[0];
+				kinds[n++] = K_MAKE(K_USER_PC, false, UF_NONE);
+			}
+		}
+		return n;
+	}
+	fp_slots(r, pos);
+	for (j = 0; j < c.n; j++) {
+		enum uframe_flag fl = UF_NONE;
+		bool cfi = j > 0;
+
+		if (j == 0 && r->udepth && r->ustack[0] == c.pc[0]) {
+			fl = uframe_flag_of(r->ustack_map[0]);
+		} else if (j > 0 && c.sp[j]) {
+			for (i = 1; i < r->udepth; i++)
+				if (pos[i] != POS_UNKNOWN && pos[i] != POS_ABOVE &&
+				    pos[i] == c.sp[j] - 8 && r->ustack[i] == c.pc[j]) {
+					fl = uframe_flag_of(r->ustack_map[i]);
+					cfi = false;
+					break;
+				}
+		}
+		a[n] = c.pc[j];
+		kinds[n++] = K_MAKE(j == 0 || c.activation[j] ? K_USER_PC : K_USER_RET, cfi, fl);
+	}
+	if (c.end != UEND_NONE && c.sp[c.n - 1])
+		for (i = 1; i < r->udepth && n < JOIN_MAX; i++)
+			if (pos[i] != POS_UNKNOWN && pos[i] >= c.sp[c.n - 1]) {
+				a[n] = r->ustack[i];
+				kinds[n++] = K_MAKE(K_USER_RET, false, uframe_flag_of(r->ustack_map[i]));
+			}
+	if (n == c.n) {
+		*end = (uint8_t)c.end;
+		*end_addr = c.end_addr;
+	}
+	return n;
+}
+
 void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
 {
-	const void *kspace = NULL, *uspace;
+	const void *kspace = NULL;
+	struct aspace *uspace;
 
 	C.epoch++;
 	memset(out, 0, sizeof(*out));
@@ -579,7 +768,18 @@ void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
 		if (out->caller->fr.reason)
 			out->unresolved++;
 	}
-	if (r->udepth) {
+	if (r->ustack_map && (r->udepth || r->snap_size)) {
+		__u64 a[JOIN_MAX];
+		uint8_t kinds[JOIN_MAX];
+		struct skey k = { .user = true, .a = a, .kinds = kinds };
+
+		uspace = usym_space(s->f, r);
+		k.depth = ustack_join(uspace, r, a, kinds, &k.end, &k.end_addr);
+		if (k.depth || k.end) {
+			out->u = stack_get_k(s, uspace, &k);
+			out->unresolved += out->u->unresolved;
+		}
+	} else if (r->udepth) {
 		uspace = usym_space(s->f, r);
 		out->u = stack_get(s, uspace, true, r->udepth, r->ustack);
 		out->unresolved += out->u->unresolved;

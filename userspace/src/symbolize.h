@@ -42,6 +42,7 @@ struct sframe {
 	const char *label;	/* report: "sym+0xoff (path)", "[unknown: why] ..." */
 	uint32_t label_len, fold_len, key_len;
 	bool user;
+	bool cfi;		/* 1.2: found by CFI in the stack snapshot only */
 	const char *fold;	/* folded and SVG: "sym", "[file]", "[unknown]" */
 	const char *key;	/* summary: as fold, but "[unknown 0xADDR]" without a file */
 	struct frame fr;	/* strings owned by the cache entry */
@@ -54,6 +55,10 @@ struct sstack {
 	unsigned int unresolved;	/* frames */
 	const struct sframe **frames;	/* innermost first */
 	const uint64_t *addrs;		/* as recorded */
+	/* 1.2 user stacks: why the chain ends where it does, if it ends
+	 * where the CFI walk of the snapshot stopped (else UEND_NONE) */
+	uint8_t end;			/* enum uend */
+	uint64_t end_addr;
 };
 
 /* One stall, symbolized; valid until the next sym_stall(). */

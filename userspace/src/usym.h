@@ -29,9 +29,28 @@ struct aspace;
 /* The address space r's user frames resolve in.  Stable for the program's
  * life: a cache key. */
 struct aspace *usym_space(const struct stall_file *f, const struct srec *r);
+/*
+ * What a 1.2 record says of a frame: nothing (F_NONE: a frame found in the
+ * snapshot, or a map index: the address says which map), or why the
+ * kernel saved no map for it (ustack_map's FMT_FRAME_*).
+ */
+enum uframe_flag { UF_NONE, UF_FULL, UF_NOLOCK, UF_ANON, UF_NOVMA, UF_COUNT };
+/* The flag of ustack_map value v. */
+static inline enum uframe_flag uframe_flag_of(uint8_t v)
+{
+	switch (v) {
+	case FMT_FRAME_FULL: return UF_FULL;
+	case FMT_FRAME_NOLOCK: return UF_NOLOCK;
+	case FMT_FRAME_ANON: return UF_ANON;
+	case FMT_FRAME_NOVMA: return UF_NOVMA;
+	default: return UF_NONE;
+	}
+}
 /* Resolve a user address: the PC (looked up as it is) or a return address
- * (looked up at addr - 1).  The frame's strings last until the next call. */
-void usym_resolve(struct aspace *as, uint64_t addr, bool pc, struct frame *out);
+ * (looked up at addr - 1), with the record's flag for it.  The frame's
+ * strings last until the next call. */
+void usym_resolve(struct aspace *as, uint64_t addr, bool pc, enum uframe_flag fl,
+		  struct frame *out);
 
 /* ---- internal: aspace.c and dwfl.c ---- */
 
@@ -44,6 +63,7 @@ struct umod {
 	size_t idlen;
 	uint64_t dev, inode;		/* live maps */
 	bool deleted, vdso;
+	bool name_only;			/* 1.2 record map: no path to open */
 	/* dwfl.c */
 	signed char state;		/* 0 not reported, 1 reported, -1 failed */
 	enum reason reason;		/* when failed */
@@ -64,6 +84,12 @@ struct aspace {
 	size_t nmods;
 	uint64_t start_boot_ns;		/* live: process start, CLOCK_BOOTTIME */
 	struct aspace *reused;		/* live: the space for stalls before the start */
+	/* a 1.2 record's own maps: their bytes (the key), and the flags */
+	unsigned char *rec_maps;
+	uint16_t rec_nmaps;
+	bool rec_full;			/* the record had F_MAPS_FULL */
+	bool attached;			/* dwfl.c: dwfl_attach_state() done */
+	bool all_reported;		/* dwfl.c: every module reported (to unwind) */
 	void *dwfl;			/* Dwfl, while open */
 	struct aspace *lru_prev, *lru_next;	/* spaces with an open Dwfl */
 };
@@ -75,6 +101,35 @@ void dwfl_layer_end(void);
 void dwfl_space_close(struct aspace *as);
 void dwfl_resolve(struct aspace *as, struct umod *m, uint64_t addr, uint64_t a,
 		  struct frame *out);
+
+/*
+ * The snapshot unwound with CFI (dwfl.c): frames innermost first, the
+ * first one user_ip.  sp[i] is the stack pointer in frame i (the CFA of
+ * frame i - 1); the return address of frame i >= 1 was read at
+ * sp[i] - 8.  end tells why the walk stopped, end_addr the PC it stopped
+ * at.
+ */
+enum uend {
+	UEND_NONE,		/* the outermost frame (no return address) */
+	UEND_SNAPSHOT,		/* the next frame lies past the snapshot */
+	UEND_NO_CFI,		/* no CFI covers end_addr */
+	UEND_NO_MAP,		/* end_addr is in no mapping with a file */
+	UEND_DEPTH,		/* USTACK_CFI_MAX frames */
+	UEND_ERROR,		/* libdw could not unwind from end_addr */
+	UEND_COMPAT,		/* a 32-bit task: not unwound */
+	UEND_COUNT
+};
+#define USTACK_CFI_MAX 64
+struct ucfi {
+	unsigned int n;
+	uint64_t pc[USTACK_CFI_MAX];
+	uint64_t sp[USTACK_CFI_MAX];
+	bool activation[USTACK_CFI_MAX];
+	enum uend end;
+	uint64_t end_addr;
+};
+void dwfl_unwind(struct aspace *as, const struct srec *r, struct ucfi *out);
+const char *uend_text(enum uend e);	/* NULL for UEND_NONE */
 /* demangle.c: the demangled C++ name, or raw (a static buffer: copy it) */
 const char *demangle(const char *raw);
 

@@ -8,7 +8,12 @@
  * SPEC lines (# comments):
  *   header KEY=VALUE...   file header fields (names as in the header struct);
  *                         version_minor=1 makes a 1.1 file (296 B header, 648 B
- *                         records) with unattributed=N; the default is 1.0
+ *                         records) with unattributed=N; the default is 1.0;
+ *                         version_minor=2 a 1.2 file (312 B header) with
+ *                         map_max, ustack_snapshot_max, maps_offset,
+ *                         ustack_offset (default: no maps, no snapshot); its
+ *                         records' 1.2 fields are 0, ustack_map all
+ *                         FRAME_NOLOCK, unless poked
  *   cpu N KEY=VALUE...    CPU table entry (recorded defaults to the sum)
  *   rec KEY=VALUE...      a record: cpu seq start dur spin pid tgid owner error
  *                         wait_flags site outcome engine=C:I fence=CTX:SEQNO
@@ -36,6 +41,9 @@ struct cpu {
 };
 
 static struct i915_stall_file_header H;
+/* 1.2: map_max, ustack_snapshot_max, maps_offset, ustack_offset */
+static __u32 v12[4];
+static int set_v12[4];
 static int set_hdr_size, set_rec_size, set_cpu_size, set_cpu_count, set_tab, set_recoff,
 	set_count;
 static struct cpu C[MAXCPU];
@@ -132,6 +140,10 @@ static void header_kv(const char *k, const char *v)
 	if (!strcmp(k, "release")) { strfield(H.release, sizeof(H.release), v); return; }
 	if (!strcmp(k, "magic")) { strfield(H.magic, sizeof(H.magic), v); return; }
 	if (!strcmp(k, "unattributed")) { unattributed = num(v); return; }
+	if (!strcmp(k, "map_max")) { v12[0] = (__u32)num(v); return; }
+	if (!strcmp(k, "ustack_snapshot_max")) { v12[1] = (__u32)num(v); return; }
+	if (!strcmp(k, "maps_offset")) { v12[2] = (__u32)num(v); set_v12[2] = 1; return; }
+	if (!strcmp(k, "ustack_offset")) { v12[3] = (__u32)num(v); set_v12[3] = 1; return; }
 	die("unknown header field", k);
 }
 
@@ -228,7 +240,13 @@ static void emit(void)
 	if (!ncpu)
 		ncpu = 1;
 	if (!set_hdr_size) H.header_size = FMT_HEADER_MIN(H.version_minor);
-	if (!set_rec_size) H.record_size = FMT_RECORD_MIN(H.version_minor);
+	if (!set_v12[2]) v12[2] = FMT12_RECORD_SIZE;
+	if (!set_v12[3]) v12[3] = v12[2] + v12[0] * FMT12_MAP_SIZE;
+	if (!set_rec_size) {
+		H.record_size = FMT_RECORD_MIN(H.version_minor);
+		if (H.version_minor >= 2)
+			H.record_size = (v12[3] + v12[1] + 7) / 8 * 8;
+	}
 	if (!set_cpu_size) H.cpu_entry_size = sizeof(C[0].e);
 	if (!set_cpu_count) H.cpu_count = ncpu;
 	if (!set_tab) H.cpu_table_offset = H.header_size;
@@ -256,6 +274,8 @@ static void emit(void)
 	memcpy(buf, &H, FMT10_HEADER_SIZE < H.header_size ? FMT10_HEADER_SIZE : H.header_size);
 	if (H.header_size >= FMT11_HEADER_SIZE)
 		memcpy(buf + FMT11_HDR_UNATTRIBUTED, &unattributed, 8);
+	if (H.header_size >= FMT12_HEADER_SIZE)
+		memcpy(buf + FMT12_HDR_MAP_MAX, v12, sizeof(v12));
 	for (i = 0; i < ncpu; i++)
 		memcpy(buf + H.cpu_table_offset + i * H.cpu_entry_size, &C[i].e,
 		       sizeof(C[i].e) < H.cpu_entry_size ? sizeof(C[i].e) : H.cpu_entry_size);
@@ -278,6 +298,11 @@ static void emit(void)
 				memcpy(p + FMT11_REC_FENCE_COUNT, &X[j].fence_count, 4);
 				memcpy(p + FMT11_REC_SYNC_FLAGS, &X[j].sync_flags, 4);
 			}
+			/* 1.2: no maps saved for any frame (as when the mmap lock
+			 * was not taken), unless poked */
+			if (H.version_minor >= 2 && H.record_size >= FMT12_RECORD_SIZE)
+				memset(buf + H.records_offset + n * H.record_size +
+				       FMT12_REC_USTACK_MAP, FMT_FRAME_NOLOCK, I915_STALL_USTACK_MAX);
 			n++;
 		}
 	for (i = 0; i < (size_t)npokes; i++) {
