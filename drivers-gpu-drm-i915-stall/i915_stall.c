@@ -34,9 +34,12 @@
  * Each device has one log; a log has one ring per possible CPU, allocated
  * on first enable and never freed on CPU hotplug, so records written on a
  * CPU that went offline stay readable.  A ring is an array of fixed-size
- * slots (struct i915_stall_record) and a head, the number of records ever
- * committed to it.  Record n lives in slot n % slots and overwrites record
- * n - slots: the log is a flight recorder that keeps the newest records.
+ * slots and a head, the number of records ever committed to it.  A slot is
+ * a struct i915_stall_record, a table of struct i915_stall_map and a
+ * snapshot of the user stack, whose size (i915_stalls_ustack_bytes) sets
+ * the slot size when the rings are allocated.  Record n lives in slot
+ * n % slots and overwrites record n - slots: the log is a flight recorder
+ * that keeps the newest records.
  *
  * Each slot carries a sequence number that names the record in it and its
  * state:
@@ -67,6 +70,21 @@
  * work is referenced and unsignalled; the record is made at wait exit from
  * that copy, without touching the awaited objects, which may be gone by
  * then.
+ *
+ * User frames
+ * -----------
+ * The user call chain is walked through frame pointers.  That misses the
+ * caller of a frameless function, such as the glibc wrapper that made the
+ * system call, and stops in code built without frame pointers, as most
+ * distribution libraries are.  So the record also saves what a CFI
+ * unwinder needs, as perf record --call-graph=dwarf does: the user ip, sp
+ * and bp and the stack from sp up, copied with page faults disabled.  And
+ * since the task may have exited by the time the log is read, it saves the
+ * identity of the code the frames are in: each distinct executable file
+ * mapping that a frame or a word of the stack snapshot points into, with
+ * its build-id (read from the page cache only), its file offset and its
+ * path.  That is done under mmap_read_trylock(); a frame whose mapping
+ * cannot be named says why (I915_STALL_FRAME_*).
  *
  * Reader
  * ------
@@ -115,6 +133,7 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/buildid.h>
 #include <linux/cpumask.h>
 #include <linux/kcsan-checks.h>
 #include <linux/debugfs.h>
@@ -122,6 +141,7 @@
 #include <linux/fs.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
@@ -132,6 +152,7 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <linux/utsname.h>
 
 #include <drm/drm_syncobj.h>
@@ -146,11 +167,16 @@
 #include "i915_stall_format.h"
 
 /* Bytes of ring the default size aims for, over all CPUs of a device. */
-#define STALL_DEFAULT_BYTES	SZ_4M
+#define STALL_DEFAULT_BYTES	SZ_8M
 #define STALL_MIN_SLOTS		16
 #define STALL_DEFAULT_MAX_SLOTS	256
 #define STALL_MAX_SLOTS		SZ_16K
 #define STALL_DEFAULT_THRESHOLD	(1000 * NSEC_PER_USEC)
+/* Executable mappings saved per record, see stall_fill_maps(). */
+#define STALL_MAP_MAX		16
+/* Bytes of user stack saved per record, a multiple of 8. */
+#define STALL_USTACK_DEFAULT	SZ_2K
+#define STALL_USTACK_MAX_BYTES	SZ_16K
 
 /* Any log enabled: the wait sites read the clock only when this is on. */
 DEFINE_STATIC_KEY_FALSE(i915_stall_key);
@@ -162,23 +188,54 @@ static atomic64_t stall_unattributed = ATOMIC64_INIT(0);
  * struct i915_stall_ring - the records written on one CPU
  * @head: records ever committed; written only by the ring's CPU
  * @base: @head at the last clear; written under the log's mutex
- * @slot: the slots, a power of two of them
+ * @slot: the slots, a power of two of them, of the rings' @stride bytes
  */
 struct i915_stall_ring {
 	u64 head;
 	u64 base;
-	struct i915_stall_record slot[];
+	u8 slot[] __aligned(8);
 };
 
 /**
  * struct i915_stall_rings - a set of per-CPU rings, replaced as a whole
  * @slots: slots per ring, a power of two
+ * @stride: bytes of a slot: the record, its maps and its stack snapshot
+ * @ustack_bytes: bytes of user stack a slot holds, at @ustack_offset
+ * @ustack_offset: offset of the user stack snapshot in a slot
  * @ring: one ring per possible CPU, indexed by CPU number
+ *
+ * A slot is laid out as a record of format 1.2: the struct
+ * i915_stall_record, then STALL_MAP_MAX struct i915_stall_map, then the
+ * snapshot.
  */
 struct i915_stall_rings {
 	u32 slots;
+	u32 stride;
+	u32 ustack_bytes;
+	u32 ustack_offset;
 	struct i915_stall_ring *ring[];
 };
+
+#define STALL_MAPS_OFFSET	sizeof(struct i915_stall_record)
+
+/* Bytes of a slot that holds @ustack_bytes of user stack. */
+static u32 stall_stride(u32 ustack_bytes)
+{
+	return round_up(STALL_MAPS_OFFSET +
+			STALL_MAP_MAX * sizeof(struct i915_stall_map) +
+			ustack_bytes, 8);
+}
+
+static struct i915_stall_map *stall_rec_maps(struct i915_stall_record *s)
+{
+	return (void *)s + STALL_MAPS_OFFSET;
+}
+
+static u8 *stall_rec_ustack(const struct i915_stall_rings *rings,
+			    struct i915_stall_record *s)
+{
+	return (u8 *)s + rings->ustack_offset;
+}
 
 /**
  * struct i915_stall_log - the stall log of one device
@@ -188,6 +245,7 @@ struct i915_stall_rings {
  * @dropped_base: per CPU, @dropped at the last clear
  * @threshold_ns: waits shorter than this are not recorded
  * @slots: ring size to allocate on next enable
+ * @ustack_bytes: user stack snapshot size of the rings, or of the next ones
  * @enabled: recording on this device
  * @i915: the device, or NULL for a log tested on its own
  */
@@ -198,6 +256,7 @@ struct i915_stall_log {
 	u64 __percpu *dropped_base;
 	u64 threshold_ns;
 	u32 slots;
+	u32 ustack_bytes;
 	bool enabled;
 	struct drm_i915_private *i915;
 };
@@ -206,7 +265,7 @@ static u32 stall_default_slots(void)
 {
 	unsigned long slots;
 
-	slots = STALL_DEFAULT_BYTES / (nr_cpu_ids * sizeof(struct i915_stall_record));
+	slots = STALL_DEFAULT_BYTES / (nr_cpu_ids * stall_stride(STALL_USTACK_DEFAULT));
 	slots = clamp(slots, STALL_MIN_SLOTS, STALL_DEFAULT_MAX_SLOTS);
 	return rounddown_pow_of_two(slots);
 }
@@ -222,7 +281,7 @@ static void stall_rings_free(struct i915_stall_rings *rings)
 	kfree(rings);
 }
 
-static struct i915_stall_rings *stall_rings_alloc(u32 slots)
+static struct i915_stall_rings *stall_rings_alloc(u32 slots, u32 ustack_bytes)
 {
 	struct i915_stall_rings *rings;
 	unsigned int cpu;
@@ -231,12 +290,16 @@ static struct i915_stall_rings *stall_rings_alloc(u32 slots)
 	if (!rings)
 		return NULL;
 	rings->slots = slots;
+	rings->stride = stall_stride(ustack_bytes);
+	rings->ustack_bytes = ustack_bytes;
+	rings->ustack_offset = STALL_MAPS_OFFSET +
+			       STALL_MAP_MAX * sizeof(struct i915_stall_map);
 
 	for_each_possible_cpu(cpu) {
 		struct i915_stall_ring *ring;
 
-		ring = kvzalloc_node(struct_size(ring, slot, slots), GFP_KERNEL,
-				     cpu_to_node(cpu));
+		ring = kvzalloc_node(struct_size(ring, slot, (size_t)slots * rings->stride),
+				     GFP_KERNEL, cpu_to_node(cpu));
 		if (!ring) {
 			stall_rings_free(rings);
 			return NULL;
@@ -267,6 +330,7 @@ static struct i915_stall_log *stall_log_create(struct drm_i915_private *i915)
 	mutex_init(&log->lock);
 	log->threshold_ns = STALL_DEFAULT_THRESHOLD;
 	log->slots = stall_default_slots();
+	log->ustack_bytes = STALL_USTACK_DEFAULT;
 	log->i915 = i915;
 	return log;
 }
@@ -315,7 +379,8 @@ static struct i915_stall_record *
 stall_ring_slot(const struct i915_stall_rings *rings,
 		const struct i915_stall_ring *ring, u64 n)
 {
-	return (struct i915_stall_record *)&ring->slot[n & (rings->slots - 1)];
+	return (struct i915_stall_record *)&ring->slot[(n & (rings->slots - 1)) *
+						       (size_t)rings->stride];
 }
 
 /*
@@ -356,7 +421,8 @@ static void stall_slot_commit(struct i915_stall_ring *ring,
  */
 static __always_inline void
 stall_ring_write(struct i915_stall_rings *rings,
-		 void (*fill)(struct i915_stall_record *s, const void *arg),
+		 void (*fill)(const struct i915_stall_rings *rings,
+			      struct i915_stall_record *s, const void *arg),
 		 const void *arg)
 {
 	struct i915_stall_record *slot;
@@ -364,7 +430,7 @@ stall_ring_write(struct i915_stall_rings *rings,
 	u64 n;
 
 	n = stall_slot_reserve(rings, &ring, &slot);
-	fill(slot, arg);
+	fill(rings, slot, arg);
 	stall_slot_commit(ring, slot, n);
 }
 
@@ -426,14 +492,212 @@ static unsigned int stall_save_user32(const struct pt_regs *regs, u64 *store,
 #endif
 
 /*
+ * Copy up to @size bytes of user stack from @sp up into @dst, a page at a
+ * time with page faults disabled; the copy stops at the first page that is
+ * not resident or not mapped.  Returns the bytes copied.
+ */
+static u32 stall_copy_ustack(u8 *dst, unsigned long sp, u32 size)
+{
+	u32 done = 0;
+
+	while (done < size) {
+		u32 chunk = min_t(u32, size - done, PAGE_SIZE - offset_in_page(sp + done));
+
+		if (copy_from_user_nofault(dst + done, (const void __user *)(sp + done), chunk))
+			break;
+		done += chunk;
+	}
+	return done;
+}
+
+/* Address ranges that stall_fill_maps() found no executable file in. */
+#define STALL_MISS_MAX	8
+
+/**
+ * struct stall_miss - user addresses with no executable file mapping
+ * @start: first address
+ * @end: address after the last
+ * @why: I915_STALL_FRAME_NOVMA or I915_STALL_FRAME_ANON
+ */
+struct stall_miss {
+	unsigned long start;
+	unsigned long end;
+	u8 why;
+};
+
+/**
+ * struct stall_maps - state of stall_fill_maps() for one record
+ * @mm: the waiter's mm, read-locked
+ * @s: the record
+ * @maps: its maps[]
+ * @miss: ranges known to hold no executable file mapping
+ * @nr_miss: entries of @miss in use
+ * @next_miss: the entry of @miss to replace when it is full
+ */
+struct stall_maps {
+	struct mm_struct *mm;
+	struct i915_stall_record *s;
+	struct i915_stall_map *maps;
+	struct stall_miss miss[STALL_MISS_MAX];
+	unsigned int nr_miss;
+	unsigned int next_miss;
+};
+
+static u8 stall_maps_miss(struct stall_maps *m, unsigned long start,
+			  unsigned long end, u8 why)
+{
+	unsigned int i = m->nr_miss < STALL_MISS_MAX ? m->nr_miss++ :
+			 m->next_miss++ % STALL_MISS_MAX;
+
+	m->miss[i].start = start;
+	m->miss[i].end = end;
+	m->miss[i].why = why;
+	return why;
+}
+
+/* Save what names the file of @vma after the process is gone. */
+static void stall_map_save(struct i915_stall_map *map, struct vm_area_struct *vma)
+{
+	static const char deleted[] = " (deleted)";
+	struct dentry *dentry = vma->vm_file->f_path.dentry;
+	__u32 size;
+	char *path;
+
+	map->start = vma->vm_start;
+	map->end = vma->vm_end;
+	map->file_offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	map->flags = 0;
+	map->pad = 0;
+
+	/* Only from the page cache: a build-id page not resident fails. */
+	BUILD_BUG_ON(sizeof(map->build_id) < BUILD_ID_SIZE_MAX);
+	memset(map->build_id, 0, sizeof(map->build_id));
+	map->build_id_size = 0;
+	if (!build_id_parse_nofault(vma, map->build_id, &size)) {
+		map->build_id_size = size;
+		map->flags |= I915_STALL_MAP_BUILD_ID;
+	}
+
+	/*
+	 * The path as /proc/PID/maps shows it, if it fits, but for the suffix
+	 * of a file no path reaches (unlinked, or of an internal mount such
+	 * as memfd's), which sets a flag instead.  d_path() does not sleep:
+	 * it walks under RCU and rename_lock is a seqlock.
+	 */
+	path = d_path(&vma->vm_file->f_path, map->name, sizeof(map->name));
+	if (!IS_ERR(path)) {
+		size_t len = strlen(path);
+
+		if (len >= sizeof(deleted) - 1 &&
+		    !strcmp(path + len - (sizeof(deleted) - 1), deleted)) {
+			len -= sizeof(deleted) - 1;
+			map->flags |= I915_STALL_MAP_DELETED;
+		}
+		memmove(map->name, path, len);
+		memset(map->name + len, 0, sizeof(map->name) - len);
+		map->flags |= I915_STALL_MAP_PATH;
+	} else {
+		/* The file name alone, read as %pd reads it. */
+		if (d_unlinked(dentry))
+			map->flags |= I915_STALL_MAP_DELETED;
+		rcu_read_lock();
+		strscpy_pad(map->name, READ_ONCE(dentry->d_name.name), sizeof(map->name));
+		rcu_read_unlock();
+	}
+}
+
+/*
+ * The entry of maps[] that user address @addr falls in, added if need be,
+ * or the I915_STALL_FRAME_* reason there is none.
+ */
+static u8 stall_map_addr(struct stall_maps *m, unsigned long addr)
+{
+	struct i915_stall_record *s = m->s;
+	struct vm_area_struct *vma;
+	unsigned int i;
+
+	for (i = 0; i < s->map_count; i++)
+		if (addr >= m->maps[i].start && addr < m->maps[i].end)
+			return i;
+	for (i = 0; i < m->nr_miss; i++)
+		if (addr >= m->miss[i].start && addr < m->miss[i].end)
+			return m->miss[i].why;
+
+	vma = find_vma(m->mm, addr);
+	if (!vma || addr < vma->vm_start)
+		return stall_maps_miss(m, addr & PAGE_MASK,
+				       vma ? vma->vm_start : PAGE_ALIGN(addr + 1),
+				       I915_STALL_FRAME_NOVMA);
+	if (!(vma->vm_flags & VM_EXEC))
+		return stall_maps_miss(m, vma->vm_start, vma->vm_end,
+				       I915_STALL_FRAME_NOVMA);
+	if (!vma->vm_file)
+		return stall_maps_miss(m, vma->vm_start, vma->vm_end,
+				       I915_STALL_FRAME_ANON);
+	if (s->map_count == STALL_MAP_MAX) {
+		s->flags |= I915_STALL_F_MAPS_FULL;
+		return I915_STALL_FRAME_FULL;
+	}
+
+	stall_map_save(&m->maps[s->map_count], vma);
+	return s->map_count++;
+}
+
+/*
+ * The executable file mappings that the user frames and the words of the
+ * stack snapshot point into, each once, with what names their files after
+ * the process is gone: the build-id, the file offset and the path.  Under
+ * mmap_read_trylock(), as the BPF stack map does for BPF_F_USER_BUILD_ID:
+ * a writer holding the lock costs the record its maps (F_MAPS_NOLOCK), not
+ * a wait.
+ */
+static void stall_fill_maps(const struct i915_stall_rings *rings,
+			    struct i915_stall_record *s, unsigned int word)
+{
+	const u8 *snap = stall_rec_ustack(rings, s);
+	struct stall_maps m = {
+		.mm = current->mm,
+		.s = s,
+		.maps = stall_rec_maps(s),
+	};
+	unsigned int i;
+
+	if (!mmap_read_trylock(m.mm)) {
+		s->flags |= I915_STALL_F_MAPS_NOLOCK;
+		memset(s->ustack_map, I915_STALL_FRAME_NOLOCK, s->ustack_depth);
+		return;
+	}
+
+	for (i = 0; i < s->ustack_depth; i++)
+		s->ustack_map[i] = stall_map_addr(&m, s->ustack[i]);
+
+	/* Return addresses the frame-pointer walk skipped, for CFI. */
+	for (i = -s->user_sp & (word - 1); i + word <= s->ustack_size; i += word) {
+		unsigned long v;
+
+		if (word == sizeof(u64))
+			v = get_unaligned((const u64 *)(snap + i));
+		else
+			v = get_unaligned((const u32 *)(snap + i));
+		if (v >= mmap_min_addr && v < TASK_SIZE_MAX)
+			stall_map_addr(&m, v);
+	}
+
+	mmap_read_unlock(m.mm);
+}
+
+/*
  * The caller's user call chain into @s->ustack.  Kernel threads and user
  * workers have none (F_KTHREAD).  The mode of the user code that entered
  * the kernel decides the walk, not the system call: a 32-bit task may stall
  * in a page fault, and an x32 task runs 64-bit code with 64-bit frames.
  */
-static void stall_fill_user(struct i915_stall_record *s)
+static void stall_fill_user(const struct i915_stall_rings *rings,
+			    struct i915_stall_record *s)
 {
 	struct task_struct *tsk = current;
+	struct pt_regs *regs;
+	unsigned int word;
 	unsigned int n;
 
 	if (tsk->flags & (PF_KTHREAD | PF_USER_WORKER)) {
@@ -443,8 +707,11 @@ static void stall_fill_user(struct i915_stall_record *s)
 	if (!tsk->mm)	/* exiting */
 		return;
 
-	if (!user_64bit_mode(task_pt_regs(tsk))) {
+	regs = task_pt_regs(tsk);
+	word = sizeof(u64);
+	if (!user_64bit_mode(regs)) {
 		s->flags |= I915_STALL_F_COMPAT;
+		word = sizeof(u32);
 #if IS_ENABLED(CONFIG_IA32_EMULATION)
 		n = stall_save_user32(task_pt_regs(tsk), s->ustack,
 				      ARRAY_SIZE(s->ustack));
@@ -459,6 +726,16 @@ static void stall_fill_user(struct i915_stall_record *s)
 	s->ustack_depth = n;
 	if (n == ARRAY_SIZE(s->ustack))
 		s->flags |= I915_STALL_F_USTACK_TRUNC;
+
+	/* What a CFI unwinder needs: the registers and the stack above sp. */
+	s->user_ip = regs->ip;
+	s->user_sp = regs->sp;
+	s->user_bp = regs->bp;
+	s->flags |= I915_STALL_F_USER_REGS;
+	s->ustack_size = stall_copy_ustack(stall_rec_ustack(rings, s), regs->sp,
+					   rings->ustack_bytes);
+
+	stall_fill_maps(rings, s, word);
 }
 
 /* What stall_fill() records: the site's info and the measured duration. */
@@ -468,7 +745,8 @@ struct stall_fill_arg {
 };
 
 /* Fill everything but the sequence number into a reserved slot. */
-static noinline void stall_fill(struct i915_stall_record *s, const void *data)
+static noinline void stall_fill(const struct i915_stall_rings *rings,
+				struct i915_stall_record *s, const void *data)
 {
 	const struct stall_fill_arg *arg = data;
 	const struct i915_stall_info *info = arg->info;
@@ -523,7 +801,7 @@ static noinline void stall_fill(struct i915_stall_record *s, const void *data)
 	if (n == ARRAY_SIZE(s->kstack))
 		s->flags |= I915_STALL_F_KSTACK_TRUNC;
 
-	stall_fill_user(s);
+	stall_fill_user(rings, s);
 }
 
 /*
@@ -950,21 +1228,23 @@ void i915_stall_syncobj_wait_end(struct drm_syncobj_wait_info *info)
  */
 
 /*
- * Swap in a new set of rings of @slots each; the old records are gone.
- * Returns 0 or -ENOMEM, in which case nothing changed.
+ * Swap in a new set of rings of @slots each, with @ustack_bytes of user
+ * stack per record; the old records are gone.  Returns 0 or -ENOMEM, in
+ * which case nothing changed.
  */
-static int stall_log_resize(struct i915_stall_log *log, u32 slots)
+static int stall_log_resize(struct i915_stall_log *log, u32 slots, u32 ustack_bytes)
 {
 	struct i915_stall_rings *new, *old;
 
 	lockdep_assert_held(&log->lock);
 
-	new = stall_rings_alloc(slots);
+	new = stall_rings_alloc(slots, ustack_bytes);
 	if (!new)
 		return -ENOMEM;
 
 	old = rcu_replace_pointer(log->rings, new, lockdep_is_held(&log->lock));
 	log->slots = slots;
+	log->ustack_bytes = ustack_bytes;
 
 	/* Writers still on the old rings run with preemption disabled. */
 	synchronize_rcu();
@@ -978,7 +1258,7 @@ static int stall_log_enable(struct i915_stall_log *log, bool enable)
 	lockdep_assert_held(&log->lock);
 
 	if (enable && !rcu_access_pointer(log->rings)) {
-		int err = stall_log_resize(log, log->slots);
+		int err = stall_log_resize(log, log->slots, log->ustack_bytes);
 
 		if (err)
 			return err;
@@ -1020,24 +1300,28 @@ struct stall_snapshot {
 };
 
 /*
- * Bytes of a snapshot of @records records and @cpus CPU entries, or 0 if
- * that is more than kvmalloc() allocates (INT_MAX).  With the largest ring
- * of 16384 slots, 202 CPUs fit and 203 do not.
+ * Bytes of a snapshot of @records records of @stride bytes and @cpus CPU
+ * entries, or 0 if that is more than kvmalloc() allocates (INT_MAX).  With
+ * the default 2 KiB of user stack (4808-byte records), rings of the largest
+ * size, 16384 slots, fit on 27 CPUs and not on 28.
  */
-static size_t stall_snapshot_bytes(u64 records, unsigned int cpus)
+static size_t stall_snapshot_bytes(u64 records, unsigned int cpus, u32 stride)
 {
 	size_t bytes;
 
 	bytes = size_add(size_add(sizeof(struct i915_stall_file_header),
 				  size_mul(cpus, sizeof(struct i915_stall_cpu_entry))),
-			 size_mul(records, sizeof(struct i915_stall_record)));
+			 size_mul(records, stride));
 	return bytes > INT_MAX ? 0 : bytes;
 }
 
-/* Whether full rings of @slots on each of @cpus CPUs fit in a snapshot. */
-static bool stall_slots_fit(u32 slots, unsigned int cpus)
+/*
+ * Whether full rings of @slots, with @ustack_bytes of user stack per
+ * record, on each of @cpus CPUs fit in a snapshot.
+ */
+static bool stall_slots_fit(u32 slots, u32 ustack_bytes, unsigned int cpus)
 {
-	return stall_snapshot_bytes((u64)slots * cpus, cpus);
+	return stall_snapshot_bytes((u64)slots * cpus, cpus, stall_stride(ustack_bytes));
 }
 
 /*
@@ -1048,8 +1332,7 @@ static bool stall_slots_fit(u32 slots, unsigned int cpus)
  */
 static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 			      const struct i915_stall_ring *ring, u64 head,
-			      struct i915_stall_cpu_entry *e,
-			      struct i915_stall_record *out)
+			      struct i915_stall_cpu_entry *e, u8 *out)
 {
 	u64 base = READ_ONCE(ring->base);
 	u64 first = head - min_t(u64, head - base, rings->slots);
@@ -1061,8 +1344,10 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 
 	for (n = first; n < head; n++) {
 		const struct i915_stall_record *slot = stall_ring_slot(rings, ring, n);
-		struct i915_stall_record *rec = &out[emitted];
+		struct i915_stall_record *rec;
 		u64 seq;
+
+		rec = (struct i915_stall_record *)(out + (size_t)emitted * rings->stride);
 
 		seq = smp_load_acquire(&slot->seq); /* LMM(stall_snapshot_cpu:B) */
 		if (seq != 2 * n + 2) {
@@ -1070,8 +1355,8 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 			continue;
 		}
 
-		/* Racy by design: the copy is used only if seq did not move. */
-		data_race(memcpy(rec, slot, sizeof(*rec)));
+		/* Racy by design: the slot is kept only if seq did not move. */
+		data_race(memcpy(rec, slot, rings->stride));
 		smp_rmb(); /* LMM(stall_snapshot_cpu:C) */
 		if (READ_ONCE(slot->seq) != seq) {
 			e->torn++;
@@ -1079,10 +1364,18 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 		}
 
 		if (WARN_ON_ONCE(rec->kstack_depth > I915_STALL_KSTACK_MAX ||
-				 rec->ustack_depth > I915_STALL_USTACK_MAX)) {
+				 rec->ustack_depth > I915_STALL_USTACK_MAX ||
+				 rec->map_count > STALL_MAP_MAX ||
+				 rec->ustack_size > rings->ustack_bytes)) {
 			e->torn++;
 			continue;
 		}
+
+		/* What an older record left in the slot is not in the file. */
+		memset(stall_rec_maps(rec) + rec->map_count, 0,
+		       (STALL_MAP_MAX - rec->map_count) * sizeof(struct i915_stall_map));
+		memset(stall_rec_ustack(rings, rec) + rec->ustack_size, 0,
+		       rings->stride - rings->ustack_offset - rec->ustack_size);
 
 		rec->seq = n - base;
 		emitted++;
@@ -1093,7 +1386,8 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 }
 
 static void stall_snapshot_header(const struct i915_stall_log *log,
-				  struct i915_stall_file_header *h, u32 slots)
+				  struct i915_stall_file_header *h,
+				  const struct i915_stall_rings *rings)
 {
 	struct drm_i915_private *i915 = log->i915;
 
@@ -1101,7 +1395,7 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 	h->version_major = I915_STALL_VERSION_MAJOR;
 	h->version_minor = I915_STALL_VERSION_MINOR;
 	h->header_size = sizeof(*h);
-	h->record_size = sizeof(struct i915_stall_record);
+	h->record_size = rings ? rings->stride : stall_stride(log->ustack_bytes);
 	h->cpu_entry_size = sizeof(struct i915_stall_cpu_entry);
 	h->cpu_count = nr_cpu_ids;
 	h->clock_id = CLOCK_MONOTONIC;
@@ -1111,7 +1405,7 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 	h->snapshot_ns = ktime_get_ns();
 	h->realtime_offset_ns = ktime_get_real_ns() - h->snapshot_ns;
 	h->threshold_ns = log->threshold_ns;
-	h->slots_per_cpu = slots;
+	h->slots_per_cpu = rings ? rings->slots : 0;
 	h->flags = log->enabled ? I915_STALL_H_ENABLED : 0;
 	h->kstack_max = I915_STALL_KSTACK_MAX;
 	h->ustack_max = I915_STALL_USTACK_MAX;
@@ -1124,6 +1418,10 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 		strscpy(h->device, dev_name(i915->drm.dev));
 	strscpy(h->release, init_utsname()->release);
 	h->unattributed = atomic64_read(&stall_unattributed);
+	h->map_max = STALL_MAP_MAX;
+	h->ustack_snapshot_max = rings ? rings->ustack_bytes : log->ustack_bytes;
+	h->maps_offset = STALL_MAPS_OFFSET;
+	h->ustack_offset = STALL_MAPS_OFFSET + STALL_MAP_MAX * sizeof(struct i915_stall_map);
 #ifdef MODULE
 	h->flags |= I915_STALL_H_I915_MODULE;
 	h->i915_text_base = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base;
@@ -1142,16 +1440,18 @@ static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 	struct i915_stall_cpu_entry *cpus;
 	struct i915_stall_file_header *h;
 	struct i915_stall_rings *rings;
-	struct i915_stall_record *recs;
 	unsigned int cpu;
 	u64 *heads = NULL;
 	u64 count = 0;
 	size_t size;
+	u32 stride;
 	u32 slots;
+	u8 *recs;
 
 	mutex_lock(&log->lock);
 	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
 	slots = rings ? rings->slots : 0;
+	stride = rings ? rings->stride : stall_stride(log->ustack_bytes);
 
 	if (rings) {
 		heads = kcalloc(nr_cpu_ids, sizeof(*heads), GFP_KERNEL);
@@ -1167,7 +1467,7 @@ static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 	}
 
 	/* stall_slots_fit() keeps this in range; a WARN here is a bug. */
-	size = stall_snapshot_bytes(count, nr_cpu_ids);
+	size = stall_snapshot_bytes(count, nr_cpu_ids, stride);
 	if (WARN_ON_ONCE(!size))
 		goto out;
 	snap = kvzalloc(struct_size(snap, data, size), GFP_KERNEL | __GFP_NOWARN);
@@ -1176,8 +1476,8 @@ static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 
 	h = (struct i915_stall_file_header *)snap->data;
 	cpus = (struct i915_stall_cpu_entry *)(snap->data + sizeof(*h));
-	recs = (struct i915_stall_record *)(cpus + nr_cpu_ids);
-	stall_snapshot_header(log, h, slots);
+	recs = (u8 *)(cpus + nr_cpu_ids);
+	stall_snapshot_header(log, h, rings);
 
 	count = 0;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
@@ -1193,12 +1493,12 @@ static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 		e->dropped = data_race(*per_cpu_ptr(log->dropped, cpu)) -
 			     *per_cpu_ptr(log->dropped_base, cpu);
 		if (rings)
-			count += stall_snapshot_cpu(rings, rings->ring[cpu],
-						    heads[cpu], e, recs + count);
+			count += stall_snapshot_cpu(rings, rings->ring[cpu], heads[cpu], e,
+						    recs + count * stride);
 	}
 
 	h->record_count = count;
-	snap->size = h->records_offset + count * sizeof(*recs);
+	snap->size = h->records_offset + count * stride;
 out:
 	mutex_unlock(&log->lock);
 	kfree(heads);
@@ -1317,32 +1617,67 @@ static int stall_slots_get(void *data, u64 *val)
 	return 0;
 }
 
-/* A ring size that i915_stalls_slots and i915.stall_log_slots accept. */
-static bool stall_slots_valid(u64 slots)
+/*
+ * A ring size and snapshot size that i915_stalls_slots,
+ * i915_stalls_ustack_bytes and their parameters accept together.
+ */
+static bool stall_size_valid(u64 slots, u64 ustack_bytes)
 {
 	return slots >= STALL_MIN_SLOTS && slots <= STALL_MAX_SLOTS &&
-	       is_power_of_2(slots) && stall_slots_fit(slots, nr_cpu_ids);
+	       is_power_of_2(slots) && ustack_bytes <= STALL_USTACK_MAX_BYTES &&
+	       IS_ALIGNED(ustack_bytes, 8) &&
+	       stall_slots_fit(slots, ustack_bytes, nr_cpu_ids);
+}
+
+/* Set the ring size and the snapshot size; the rings now, if there are any. */
+static int stall_log_set_size(struct i915_stall_log *log, u64 slots, u64 ustack_bytes)
+{
+	lockdep_assert_held(&log->lock);
+
+	if (!stall_size_valid(slots, ustack_bytes))
+		return -EINVAL;
+	if (rcu_access_pointer(log->rings))
+		return stall_log_resize(log, slots, ustack_bytes);
+	log->slots = slots;
+	log->ustack_bytes = ustack_bytes;
+	return 0;
 }
 
 static int stall_slots_set(void *data, u64 val)
 {
 	struct i915_stall_log *log = data;
-	int err = 0;
-
-	if (!stall_slots_valid(val))
-		return -EINVAL;
+	int err;
 
 	mutex_lock(&log->lock);
-	if (rcu_access_pointer(log->rings))
-		err = stall_log_resize(log, val);
-	else
-		log->slots = val;
+	err = stall_log_set_size(log, val, log->ustack_bytes);
 	mutex_unlock(&log->lock);
 	return err;
 }
 
 DEFINE_DEBUGFS_ATTRIBUTE(stall_slots_fops, stall_slots_get, stall_slots_set,
 			 "%llu\n");
+
+static int stall_ustack_bytes_get(void *data, u64 *val)
+{
+	struct i915_stall_log *log = data;
+
+	*val = READ_ONCE(log->ustack_bytes);
+	return 0;
+}
+
+static int stall_ustack_bytes_set(void *data, u64 val)
+{
+	struct i915_stall_log *log = data;
+	int err;
+
+	mutex_lock(&log->lock);
+	err = stall_log_set_size(log, log->slots, val);
+	mutex_unlock(&log->lock);
+	return err;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(stall_ustack_bytes_fops, stall_ustack_bytes_get,
+			 stall_ustack_bytes_set, "%llu\n");
 
 /*
  * Boot and module parameters, applied to each device's log when it is
@@ -1364,23 +1699,31 @@ module_param_named(stall_log_slots, stall_param_slots, uint, 0400);
 MODULE_PARM_DESC(stall_log_slots,
 		 "Records per CPU ring, a power of two from 16 to 16384 (default: 0, sized by the number of CPUs)");
 
+static int stall_param_ustack_bytes = -1;
+module_param_named(stall_log_ustack_bytes, stall_param_ustack_bytes, int, 0400);
+MODULE_PARM_DESC(stall_log_ustack_bytes,
+		 "Bytes of user stack saved per stall, a multiple of 8 up to 16384 (default: -1, 2048)");
+
 /*
- * Set up a new log as the parameters say; @slots 0 keeps the default.
- * Returns 0, -EINVAL for a bad @slots (then nothing is applied) or
- * -ENOMEM if the rings could not be allocated (then the log stays off).
+ * Set up a new log as the parameters say; @slots 0 and @ustack_bytes -1
+ * keep the defaults.  Returns 0, -EINVAL for a bad @slots or @ustack_bytes
+ * (then nothing is applied) or -ENOMEM if the rings could not be allocated
+ * (then the log stays off).
  */
 static int stall_log_apply_params(struct i915_stall_log *log, bool enable,
-				  u32 threshold_us, u32 slots)
+				  u32 threshold_us, u32 slots, int ustack_bytes)
 {
+	u64 ub = ustack_bytes < 0 ? log->ustack_bytes : ustack_bytes;
 	int err = 0;
 
-	if (slots && !stall_slots_valid(slots))
+	if (!stall_size_valid(slots ?: log->slots, ub))
 		return -EINVAL;
 
 	mutex_lock(&log->lock);
 	WRITE_ONCE(log->threshold_ns, (u64)threshold_us * NSEC_PER_USEC);
 	if (slots)
 		log->slots = slots;
+	log->ustack_bytes = ub;
 	if (enable)
 		err = stall_log_enable(log, true);
 	mutex_unlock(&log->lock);
@@ -1407,8 +1750,8 @@ int i915_stall_init(struct drm_i915_private *i915)
 		return -ENOMEM;
 	RCU_INIT_POINTER(i915->stall_log, log);
 
-	err = stall_log_apply_params(log, stall_param_enable,
-				     stall_param_threshold_us, stall_param_slots);
+	err = stall_log_apply_params(log, stall_param_enable, stall_param_threshold_us,
+				     stall_param_slots, stall_param_ustack_bytes);
 	if (err)
 		drm_warn(&i915->drm, "stall log: parameters not applied: %pe\n",
 			 ERR_PTR(err));
@@ -1421,8 +1764,8 @@ int i915_stall_init(struct drm_i915_private *i915)
  * @root: the device's debugfs directory, dri/N
  *
  * Creates i915_stalls, the binary snapshot, and the control files
- * i915_stalls_enable, i915_stalls_threshold_us, i915_stalls_slots and
- * i915_stalls_clear.
+ * i915_stalls_enable, i915_stalls_threshold_us, i915_stalls_slots,
+ * i915_stalls_ustack_bytes and i915_stalls_clear.
  *
  * The snapshot holds raw kernel addresses (the kernel stacks, the callers
  * and two anchors that undo KASLR), which the reader needs to symbolize
@@ -1450,6 +1793,8 @@ void i915_stall_debugfs_register(struct drm_i915_private *i915,
 				   &stall_threshold_fops);
 	debugfs_create_file_unsafe("i915_stalls_slots", 0600, root, log,
 				   &stall_slots_fops);
+	debugfs_create_file_unsafe("i915_stalls_ustack_bytes", 0600, root, log,
+				   &stall_ustack_bytes_fops);
 	debugfs_create_file_unsafe("i915_stalls_clear", 0200, root, log,
 				   &stall_clear_fops);
 }

@@ -173,7 +173,7 @@ struct i915_stall_record {
 /* struct i915_stall_map.flags */
 #define I915_STALL_MAP_BUILD_ID		0x1 /* build_id valid */
 #define I915_STALL_MAP_PATH		0x2 /* name is the whole path, else the file name */
-#define I915_STALL_MAP_DELETED		0x4 /* the file was unlinked after it was mapped */
+#define I915_STALL_MAP_DELETED		0x4 /* "(deleted)": no path reaches the file any more */
 
 /*
  * struct i915_stall_map - one executable file mapping of the waiter, 1.2

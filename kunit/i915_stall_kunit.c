@@ -22,10 +22,12 @@
 #include <linux/delay.h>
 #include <linux/dma-fence-array.h>
 #include <linux/dma-fence-chain.h>
+#include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/kallsyms.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
+#include <linux/shmem_fs.h>
 
 #include "gem/i915_gem_context.h"
 #include "gem/i915_gem_internal.h"
@@ -51,6 +53,8 @@ static struct i915_stall_log *test_log(struct kunit *test, u32 slots)
 	log = stall_log_create(NULL);
 	KUNIT_ASSERT_NOT_NULL(test, log);
 	log->slots = slots;
+	/* Kernel threads have no user stack: the smallest records. */
+	log->ustack_bytes = 0;
 	log->threshold_ns = 0;
 	mutex_lock(&log->lock);
 	KUNIT_ASSERT_EQ(test, stall_log_enable(log, true), 0);
@@ -102,7 +106,7 @@ static const struct i915_stall_cpu_entry *snap_cpu(const struct stall_snapshot *
 static const struct i915_stall_record *snap_rec(const struct stall_snapshot *s, u64 i)
 {
 	return (const void *)(s->data + snap_header(s)->records_offset) +
-	       i * sizeof(struct i915_stall_record);
+	       i * snap_header(s)->record_size;
 }
 
 /*
@@ -146,6 +150,13 @@ static void pattern_fill(struct i915_stall_record *r, unsigned int cpu, u64 n)
 	r->kstack_depth = n % (I915_STALL_KSTACK_MAX + 1);
 	r->ustack_depth = (n * 7) % (I915_STALL_USTACK_MAX + 1);
 	r->pad0 = 0;
+	r->ustack_size = 0;
+	r->map_count = 0;
+	r->pad1 = 0;
+	r->user_ip = n * 11;
+	r->user_sp = n * 13;
+	r->user_bp = n * 17;
+	memset(r->ustack_map, n & 0xff, sizeof(r->ustack_map));
 	r->flags = n & 0xffff;
 	memset(r->comm, 'a' + cpu % 26, sizeof(r->comm));
 	memset(r->owner_comm, 'A' + n % 26, sizeof(r->owner_comm));
@@ -170,7 +181,8 @@ struct pattern_arg {
 	u64 n;
 };
 
-static void pattern_fill_cb(struct i915_stall_record *s, const void *data)
+static void pattern_fill_cb(const struct i915_stall_rings *rings,
+			    struct i915_stall_record *s, const void *data)
 {
 	const struct pattern_arg *arg = data;
 
@@ -229,6 +241,8 @@ static void stamp_fill(struct i915_stall_record *r, u32 id, u64 k)
 	}
 	r->kstack_depth %= I915_STALL_KSTACK_MAX + 1;
 	r->ustack_depth %= I915_STALL_USTACK_MAX + 1;
+	r->map_count %= STALL_MAP_MAX + 1;
+	r->ustack_size = 0;
 	r->pid = id;
 	r->start_ns = k;
 	r->duration_ns = stamp_sum(r);
@@ -244,7 +258,8 @@ struct stamp_arg {
 	u64 k;
 };
 
-static void stamp_fill_cb(struct i915_stall_record *s, const void *data)
+static void stamp_fill_cb(const struct i915_stall_rings *rings,
+			  struct i915_stall_record *s, const void *data)
 {
 	const struct stamp_arg *arg = data;
 
@@ -285,13 +300,18 @@ static void stall_test_empty(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, h->magic, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN);
 	KUNIT_EXPECT_EQ(test, h->version_major, I915_STALL_VERSION_MAJOR);
 	KUNIT_EXPECT_EQ(test, h->version_minor, I915_STALL_VERSION_MINOR);
-	KUNIT_EXPECT_EQ(test, h->header_size, 296);
-	KUNIT_EXPECT_EQ(test, h->record_size, 648);
+	KUNIT_EXPECT_EQ(test, h->header_size, 312);
+	/* the record, 16 maps of 128 bytes, no user stack */
+	KUNIT_EXPECT_EQ(test, h->record_size, 712 + 16 * 128);
 	KUNIT_EXPECT_EQ(test, h->cpu_entry_size, 48);
 	KUNIT_EXPECT_EQ(test, h->cpu_count, nr_cpu_ids);
 	KUNIT_EXPECT_EQ(test, h->clock_id, CLOCK_MONOTONIC);
-	KUNIT_EXPECT_EQ(test, h->cpu_table_offset, 296);
-	KUNIT_EXPECT_EQ(test, h->records_offset, 296 + 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->cpu_table_offset, 312);
+	KUNIT_EXPECT_EQ(test, h->records_offset, 312 + 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->map_max, 16);
+	KUNIT_EXPECT_EQ(test, h->ustack_snapshot_max, 0);
+	KUNIT_EXPECT_EQ(test, h->maps_offset, 712);
+	KUNIT_EXPECT_EQ(test, h->ustack_offset, 712 + 16 * 128);
 	KUNIT_EXPECT_EQ(test, h->record_count, 0);
 	KUNIT_EXPECT_EQ(test, h->slots_per_cpu, TEST_SLOTS);
 	KUNIT_EXPECT_EQ(test, h->flags & I915_STALL_H_ENABLED, I915_STALL_H_ENABLED);
@@ -354,7 +374,7 @@ static void stall_test_fill(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e->overwritten, p->count - emitted);
 	KUNIT_EXPECT_EQ(test, e->torn, 0);
 	KUNIT_EXPECT_EQ(test, snap->size,
-			snap_header(snap)->records_offset + emitted * 648);
+			snap_header(snap)->records_offset + emitted * 2760);
 
 	/* Oldest first, numbered from the clear, byte-exact. */
 	for (i = 0; i < emitted; i++) {
@@ -379,8 +399,8 @@ static void stall_test_torn(struct kunit *test)
 	rings = rcu_dereference_protected(log->rings, true);
 
 	/* Record 2 is being rewritten (odd), record 3 was lapped. */
-	WRITE_ONCE(rings->ring[cpu]->slot[2].seq, 2 * (2 + TEST_SLOTS) + 1);
-	WRITE_ONCE(rings->ring[cpu]->slot[3].seq, 2 * (3 + TEST_SLOTS) + 2);
+	WRITE_ONCE(stall_ring_slot(rings, rings->ring[cpu], 2)->seq, 2 * (2 + TEST_SLOTS) + 1);
+	WRITE_ONCE(stall_ring_slot(rings, rings->ring[cpu], 3)->seq, 2 * (3 + TEST_SLOTS) + 2);
 
 	snap = test_snapshot(test, log);
 	e = snap_cpu(snap, cpu);
@@ -473,6 +493,10 @@ static void stall_test_record_fields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->engine_class, I915_STALL_ENGINE_NONE);
 	KUNIT_EXPECT_EQ(test, r->flags, I915_STALL_F_KTHREAD);
 	KUNIT_EXPECT_EQ(test, r->ustack_depth, 0);
+	/* no user registers, stack or maps */
+	KUNIT_EXPECT_EQ(test, r->user_sp, 0);
+	KUNIT_EXPECT_EQ(test, r->ustack_size, 0);
+	KUNIT_EXPECT_EQ(test, r->map_count, 0);
 
 	/* The kernel stack starts at the function that called the log. */
 	KUNIT_ASSERT_GT(test, r->kstack_depth, 1);
@@ -759,7 +783,7 @@ static void stall_test_file_read(struct kunit *test)
 	tf = test_open(test, log, 4 * PAGE_SIZE);
 	snap = tf->file.private_data;
 	size = snap->size;
-	KUNIT_ASSERT_EQ(test, size, snap_header(snap)->records_offset + TEST_SLOTS * 648);
+	KUNIT_ASSERT_EQ(test, size, snap_header(snap)->records_offset + TEST_SLOTS * 2760);
 	buf = kunit_kzalloc(test, size + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 
@@ -795,8 +819,8 @@ static void stall_test_file_read(struct kunit *test)
 	/* lseek: SEEK_SET, SEEK_CUR and SEEK_END against the snapshot size. */
 	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, 100, SEEK_SET), 100);
 	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, 20, SEEK_CUR), 120);
-	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, -648, SEEK_END),
-			(loff_t)size - 648);
+	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, -2760, SEEK_END),
+			(loff_t)size - 2760);
 	KUNIT_EXPECT_EQ(test, stall_snapshot_fops.llseek(&tf->file, -1, SEEK_SET),
 			(loff_t)-EINVAL);
 }
@@ -1094,16 +1118,24 @@ struct bytes_case {
 	const char *name;
 	u64 records;
 	unsigned int cpus;
+	u32 ustack_bytes;
 	size_t bytes;
 };
 
+/* A record is 712 bytes, 16 maps of 128 bytes and the user stack. */
 static const struct bytes_case bytes_cases[] = {
-	{ "empty, 4 CPUs", 0, 4, 296 + 4 * 48 },
-	{ "3 records, 4 CPUs", 3, 4, 296 + 4 * 48 + 3 * 648 },
-	{ "16384 slots x 202 CPUs", 16384ull * 202, 202, 296 + 202 * 48 + 16384ull * 202 * 648 },
-	{ "16384 slots x 203 CPUs: over INT_MAX", 16384ull * 203, 203, 0 },
-	{ "16 slots x 8192 CPUs", 16ull * 8192, 8192, 296 + 8192 * 48 + 16ull * 8192 * 648 },
-	{ "U64_MAX records", U64_MAX, 4, 0 },
+	{ "empty, 4 CPUs", 0, 4, 2048, 312 + 4 * 48 },
+	{ "3 records, 4 CPUs", 3, 4, 2048, 312 + 4 * 48 + 3 * 4808 },
+	{ "3 records of no user stack", 3, 4, 0, 312 + 4 * 48 + 3 * 2760 },
+	{ "16384 slots x 27 CPUs", 16384ull * 27, 27, 2048,
+	  312 + 27 * 48 + 16384ull * 27 * 4808 },
+	{ "16384 slots x 28 CPUs: over INT_MAX", 16384ull * 28, 28, 2048, 0 },
+	{ "16384 slots x 6 CPUs, 16 KiB of stack", 16384ull * 6, 6, 16384,
+	  312 + 6 * 48 + 16384ull * 6 * 19144 },
+	{ "16384 slots x 7 CPUs, 16 KiB of stack: over INT_MAX", 16384ull * 7, 7, 16384, 0 },
+	{ "16 slots x 8192 CPUs", 16ull * 8192, 8192, 2048,
+	  312 + 8192 * 48 + 16ull * 8192 * 4808 },
+	{ "U64_MAX records", U64_MAX, 4, 2048, 0 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(bytes, bytes_cases, name);
@@ -1113,24 +1145,25 @@ static void stall_test_snapshot_bytes(struct kunit *test)
 {
 	const struct bytes_case *p = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, stall_snapshot_bytes(p->records, p->cpus), p->bytes);
+	KUNIT_EXPECT_EQ(test, stall_snapshot_bytes(p->records, p->cpus,
+						   stall_stride(p->ustack_bytes)), p->bytes);
 	if (p->records % p->cpus == 0 && p->records / p->cpus <= STALL_MAX_SLOTS)
-		KUNIT_EXPECT_EQ(test, stall_slots_fit(p->records / p->cpus, p->cpus),
-				p->bytes != 0);
+		KUNIT_EXPECT_EQ(test, stall_slots_fit(p->records / p->cpus, p->ustack_bytes,
+						      p->cpus), p->bytes != 0);
 }
 
 /* A snapshot is the size of the records present, not of the rings. */
 static void stall_test_snapshot_size(struct kunit *test)
 {
-	struct i915_stall_log *log = test_log_auto(test, STALL_MAX_SLOTS);
+	struct i915_stall_log *log = test_log_auto(test, 4096);
 	struct stall_snapshot *snap;
 
 	write_pattern(log, 2);
 	snap = test_snapshot(test, log);
 	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 2);
-	KUNIT_EXPECT_EQ(test, snap_header(snap)->slots_per_cpu, STALL_MAX_SLOTS);
-	KUNIT_EXPECT_EQ(test, snap->size, stall_snapshot_bytes(2, nr_cpu_ids));
-	/* 16384 slots x 640 B per CPU would have been vmalloc()ed */
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->slots_per_cpu, 4096);
+	KUNIT_EXPECT_EQ(test, snap->size, stall_snapshot_bytes(2, nr_cpu_ids, 2760));
+	/* 4096 slots x 2760 B per CPU would have been vmalloc()ed */
 	KUNIT_ASSERT_FALSE(test, is_vmalloc_addr(snap));
 	KUNIT_EXPECT_LE(test, ksize(snap), 2 * (sizeof(*snap) + snap->size));
 }
@@ -1169,7 +1202,7 @@ static void stall_test_params(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, test_log_destroy, log), 0);
 
 	KUNIT_EXPECT_EQ(test, stall_log_apply_params(log, p->enable, p->threshold_us,
-						     p->slots), p->err);
+						     p->slots, -1), p->err);
 	KUNIT_EXPECT_EQ(test, log->enabled, p->enabled);
 	KUNIT_EXPECT_EQ(test, log->threshold_ns, p->threshold_ns);
 	KUNIT_EXPECT_EQ(test, log->slots, p->slots_after ?: stall_default_slots());
@@ -2332,4 +2365,364 @@ static struct kunit_suite stall_syncobj_suite = {
 	.test_cases = stall_syncobj_cases,
 };
 
-kunit_test_suites(&stall_suite, &stall_mock_suite, &stall_syncobj_suite);
+/*
+ * User stacks and the identity of user code.  Test cases run in kernel
+ * threads, so these call the capture functions directly, on a record of a
+ * ring of their own and on memory mapped into the test's mm.
+ */
+
+#define TEST_USTACK	256
+
+/* A zeroed record with room for TEST_USTACK bytes of user stack. */
+static struct i915_stall_record *user_record(struct kunit *test,
+					     const struct i915_stall_rings **ringsp)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	struct i915_stall_rings *rings;
+	struct i915_stall_record *s;
+
+	KUNIT_ASSERT_EQ(test, stall_ustack_bytes_set(log, TEST_USTACK), 0);
+	rings = rcu_dereference_protected(log->rings, true);
+	KUNIT_ASSERT_EQ(test, rings->ustack_bytes, TEST_USTACK);
+	s = stall_ring_slot(rings, rings->ring[0], 0);
+	memset(s, 0, rings->stride);
+	*ringsp = rings;
+	return s;
+}
+
+static void user_fput(void *file)
+{
+	fput(file);
+}
+
+#define TEST_BUILD_ID	"\x01\x23\x45\x67\x89\xab\xcd\xef\x10\x32\x54\x76\x98\xba\xdc\xfe\x5a\xa5\x0f\xf0"
+
+/* An ELF shared object as far as build_id_parse_nofault() reads one. */
+struct user_elf {
+	struct elf64_hdr eh;
+	struct elf64_phdr ph;
+	struct elf64_note nh;
+	char name[4];
+	u8 id[20];
+};
+
+/*
+ * A 4-page shmem file that starts with an ELF header whose build-id note
+ * is in page 0, or in page 2, a hole that is not in the page cache when
+ * @resident is false.
+ */
+static struct file *user_elf_file(struct kunit *test, bool resident)
+{
+	struct user_elf *elf = kunit_kzalloc(test, sizeof(*elf), GFP_KERNEL);
+	loff_t note = resident ? offsetof(struct user_elf, nh) : 2 * PAGE_SIZE;
+	struct file *file;
+	loff_t pos = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, elf);
+	memcpy(elf->eh.e_ident, ELFMAG, SELFMAG);
+	elf->eh.e_ident[EI_CLASS] = ELFCLASS64;
+	elf->eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	elf->eh.e_ident[EI_VERSION] = EV_CURRENT;
+	elf->eh.e_type = ET_DYN;
+	elf->eh.e_machine = EM_X86_64;
+	elf->eh.e_version = EV_CURRENT;
+	elf->eh.e_phoff = offsetof(struct user_elf, ph);
+	elf->eh.e_ehsize = sizeof(elf->eh);
+	elf->eh.e_phentsize = sizeof(elf->ph);
+	elf->eh.e_phnum = 1;
+	elf->ph.p_type = PT_NOTE;
+	elf->ph.p_offset = note;
+	elf->ph.p_filesz = sizeof(*elf) - offsetof(struct user_elf, nh);
+	elf->ph.p_align = 4;
+	elf->nh.n_namesz = 4;
+	elf->nh.n_descsz = 20;
+	elf->nh.n_type = 3;	/* NT_GNU_BUILD_ID */
+	memcpy(elf->name, "GNU", 4);
+	memcpy(elf->id, TEST_BUILD_ID, 20);
+
+	file = shmem_file_setup("stall-test.so", 4 * PAGE_SIZE, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, user_fput, file), 0);
+	KUNIT_ASSERT_EQ(test, kernel_write(file, elf, sizeof(*elf), &pos), sizeof(*elf));
+	return file;
+}
+
+static unsigned long user_map(struct kunit *test, struct file *file,
+			      unsigned long prot, unsigned long pgoff)
+{
+	unsigned long addr;
+
+	addr = kunit_vm_mmap(test, file, 0, PAGE_SIZE, prot,
+			     file ? MAP_PRIVATE : MAP_PRIVATE | MAP_ANONYMOUS,
+			     pgoff << PAGE_SHIFT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	KUNIT_ASSERT_NE(test, addr, 0);
+	return addr;
+}
+
+/* The snapshot copy stops at the first page that is not mapped. */
+static void stall_user_copy_ustack(struct kunit *test)
+{
+	u8 *buf = kunit_kzalloc(test, 3 * PAGE_SIZE, GFP_KERNEL);
+	u8 *want = kunit_kzalloc(test, 3 * PAGE_SIZE, GFP_KERNEL);
+	unsigned long addr;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	addr = kunit_vm_mmap(test, NULL, 0, 3 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_VALUE(addr));
+	for (i = 0; i < 2 * PAGE_SIZE; i++)
+		want[i] = i * 7 + 3;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, want, 2 * PAGE_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, vm_munmap(addr + 2 * PAGE_SIZE, PAGE_SIZE), 0);
+
+	/* up to the size asked for, from an sp that is not page aligned */
+	KUNIT_EXPECT_EQ(test, stall_copy_ustack(buf, addr + 100, 256), 256);
+	KUNIT_EXPECT_MEMEQ(test, buf, want + 100, 256);
+	/* across the page boundary, then stopped by the hole */
+	KUNIT_EXPECT_EQ(test, stall_copy_ustack(buf, addr + 100, 3 * PAGE_SIZE),
+			2 * PAGE_SIZE - 100);
+	KUNIT_EXPECT_MEMEQ(test, buf, want + 100, 2 * PAGE_SIZE - 100);
+	KUNIT_EXPECT_EQ(test, stall_copy_ustack(buf, addr + 2 * PAGE_SIZE, 64), 0);
+	KUNIT_EXPECT_EQ(test, stall_copy_ustack(buf, addr, 0), 0);
+}
+
+static void stall_user_fill_maps(const struct i915_stall_rings *rings,
+				 struct i915_stall_record *s)
+{
+	stall_fill_maps(rings, s, sizeof(u64));
+}
+
+static void expect_test_map(struct kunit *test, const struct i915_stall_map *m,
+			    unsigned long start, u64 file_offset, bool build_id)
+{
+	KUNIT_EXPECT_EQ(test, m->start, start);
+	KUNIT_EXPECT_EQ(test, m->end, start + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, m->file_offset, file_offset);
+	/* a shmem file: d_path() says "/stall-test.so (deleted)" */
+	KUNIT_EXPECT_STREQ(test, m->name, "/stall-test.so");
+	KUNIT_EXPECT_EQ(test, m->pad, 0);
+	if (build_id) {
+		KUNIT_EXPECT_EQ(test, m->flags, I915_STALL_MAP_BUILD_ID | I915_STALL_MAP_PATH |
+				I915_STALL_MAP_DELETED);
+		KUNIT_EXPECT_EQ(test, m->build_id_size, 20);
+		KUNIT_EXPECT_MEMEQ(test, m->build_id, TEST_BUILD_ID, 20);
+	} else {
+		KUNIT_EXPECT_EQ(test, m->flags, I915_STALL_MAP_PATH | I915_STALL_MAP_DELETED);
+		KUNIT_EXPECT_EQ(test, m->build_id_size, 0);
+		KUNIT_EXPECT_NULL(test, memchr_inv(m->build_id, 0, sizeof(m->build_id)));
+	}
+}
+
+/*
+ * Each frame names its mapping, or why there is none; a word of the stack
+ * snapshot adds the mapping it points into, each mapping is saved once.
+ */
+static void stall_user_maps(struct kunit *test)
+{
+	const struct i915_stall_rings *rings;
+	struct i915_stall_record *s = user_record(test, &rings);
+	struct file *file = user_elf_file(test, true);
+	const struct i915_stall_map *maps = stall_rec_maps(s);
+	unsigned long text, text2, jit, data;
+	u64 *words = (u64 *)stall_rec_ustack(rings, s);
+
+	text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	text2 = user_map(test, file, PROT_READ | PROT_EXEC, 1);
+	jit = user_map(test, NULL, PROT_READ | PROT_WRITE | PROT_EXEC, 0);
+	data = user_map(test, file, PROT_READ, 0);
+
+	s->ustack_depth = 6;
+	s->ustack[0] = text + 0x10;
+	s->ustack[1] = jit + 0x20;
+	s->ustack[2] = data + 8;	/* not executable */
+	s->ustack[3] = 0x10;		/* below mmap_min_addr, never mapped */
+	s->ustack[4] = text + 0x30;	/* the first mapping again */
+	s->ustack[5] = jit + 0x40;	/* the JIT again, from the cache */
+	/* in the snapshot only: a return address the FP walk skipped */
+	s->user_sp = 0x7fff0000;
+	s->ustack_size = 4 * sizeof(u64);
+	words[0] = data;
+	words[1] = text2 + 0x40;
+	words[2] = 42;
+	words[3] = text + 0x50;
+
+	stall_user_fill_maps(rings, s);
+
+	KUNIT_EXPECT_EQ(test, s->flags, 0);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[0], 0);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[1], I915_STALL_FRAME_ANON);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[2], I915_STALL_FRAME_NOVMA);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[3], I915_STALL_FRAME_NOVMA);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[4], 0);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[5], I915_STALL_FRAME_ANON);
+	KUNIT_ASSERT_EQ(test, s->map_count, 2);
+	expect_test_map(test, &maps[0], text, 0, true);
+	expect_test_map(test, &maps[1], text2, PAGE_SIZE, true);
+}
+
+/* A build-id that is not in the page cache is not read: no fault taken. */
+static void stall_user_maps_not_resident(struct kunit *test)
+{
+	const struct i915_stall_rings *rings;
+	struct i915_stall_record *s = user_record(test, &rings);
+	struct file *file = user_elf_file(test, false);
+	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+
+	s->ustack_depth = 1;
+	s->ustack[0] = text + 0x10;
+	stall_user_fill_maps(rings, s);
+
+	KUNIT_EXPECT_EQ(test, s->flags, 0);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[0], 0);
+	KUNIT_ASSERT_EQ(test, s->map_count, 1);
+	expect_test_map(test, stall_rec_maps(s), text, 0, false);
+}
+
+/* A writer holding mmap_lock costs the record its maps, never a wait. */
+static void stall_user_maps_nolock(struct kunit *test)
+{
+	const struct i915_stall_rings *rings;
+	struct i915_stall_record *s = user_record(test, &rings);
+	struct file *file = user_elf_file(test, true);
+	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+
+	s->ustack_depth = 2;
+	s->ustack[0] = text + 0x10;
+	s->ustack[1] = text + 0x20;
+	mmap_write_lock(current->mm);
+	stall_fill_maps(rings, s, sizeof(u64));
+	mmap_write_unlock(current->mm);
+
+	KUNIT_EXPECT_EQ(test, s->flags, I915_STALL_F_MAPS_NOLOCK);
+	KUNIT_EXPECT_EQ(test, s->map_count, 0);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[0], I915_STALL_FRAME_NOLOCK);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[1], I915_STALL_FRAME_NOLOCK);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[2], 0);	/* past the depth */
+}
+
+/* More executable mappings than the table holds. */
+static void stall_user_maps_full(struct kunit *test)
+{
+	const struct i915_stall_rings *rings;
+	struct i915_stall_record *s = user_record(test, &rings);
+	struct file *file = user_elf_file(test, true);
+	unsigned long text[STALL_MAP_MAX + 1];
+	unsigned int i;
+
+	/* offset 0 each: no two can merge into one VMA */
+	for (i = 0; i < ARRAY_SIZE(text); i++) {
+		text[i] = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+		s->ustack[i] = text[i] + 8 * i;
+	}
+	s->ustack[i] = text[3] + 0x100;
+	s->ustack_depth = i + 1;
+	stall_user_fill_maps(rings, s);
+
+	KUNIT_EXPECT_EQ(test, s->flags, I915_STALL_F_MAPS_FULL);
+	KUNIT_ASSERT_EQ(test, s->map_count, STALL_MAP_MAX);
+	for (i = 0; i < STALL_MAP_MAX; i++) {
+		KUNIT_EXPECT_EQ(test, s->ustack_map[i], i);
+		KUNIT_EXPECT_EQ(test, stall_rec_maps(s)[i].start, text[i]);
+	}
+	KUNIT_EXPECT_EQ(test, s->ustack_map[STALL_MAP_MAX], I915_STALL_FRAME_FULL);
+	KUNIT_EXPECT_EQ(test, s->ustack_map[STALL_MAP_MAX + 1], 3);
+}
+
+struct user_junk_arg {
+	u16 map_count;
+	u32 ustack_size;
+};
+
+/* A record that uses part of its maps and snapshot, over a dirty slot. */
+static void user_junk_fill(const struct i915_stall_rings *rings,
+			   struct i915_stall_record *s, const void *data)
+{
+	const struct user_junk_arg *arg = data;
+
+	memset((u8 *)s + sizeof(s->seq), 0xa5, rings->stride - sizeof(s->seq));
+	s->kstack_depth = 0;
+	s->ustack_depth = 0;
+	s->map_count = arg->map_count;
+	s->ustack_size = arg->ustack_size;
+}
+
+/* Only the maps and stack bytes a record uses reach the file. */
+static void stall_user_snapshot_clears(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	const struct user_junk_arg arg = { .map_count = 3, .ustack_size = 40 };
+	const struct i915_stall_file_header *h;
+	struct i915_stall_rings *rings;
+	struct stall_snapshot *snap;
+	const u8 *r;
+	size_t used;
+
+	KUNIT_ASSERT_EQ(test, stall_ustack_bytes_set(log, TEST_USTACK), 0);
+	preempt_disable();
+	rings = rcu_dereference_sched(log->rings);
+	stall_ring_write(rings, user_junk_fill, &arg);
+	preempt_enable();
+
+	snap = test_snapshot(test, log);
+	h = snap_header(snap);
+	KUNIT_ASSERT_EQ(test, h->record_count, 1);
+	KUNIT_ASSERT_EQ(test, h->record_size, 712 + 16 * 128 + TEST_USTACK);
+	KUNIT_EXPECT_EQ(test, h->ustack_snapshot_max, TEST_USTACK);
+	r = (const u8 *)snap_rec(snap, 0);
+	used = h->maps_offset + 3 * sizeof(struct i915_stall_map);
+	KUNIT_EXPECT_EQ(test, r[used - 1], 0xa5);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(r + used, 0, h->ustack_offset - used));
+	used = h->ustack_offset + 40;
+	KUNIT_EXPECT_EQ(test, r[used - 1], 0xa5);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(r + used, 0, h->record_size - used));
+}
+
+/* i915_stalls_ustack_bytes: new rings of the new record size. */
+static void stall_user_ustack_bytes(struct kunit *test)
+{
+	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
+	const struct i915_stall_file_header *h;
+	struct stall_snapshot *snap;
+	u64 val;
+
+	write_pattern(log, 3);
+	KUNIT_ASSERT_EQ(test, stall_ustack_bytes_set(log, 16384), 0);
+	KUNIT_EXPECT_EQ(test, stall_ustack_bytes_get(log, &val), 0);
+	KUNIT_EXPECT_EQ(test, val, 16384);
+	write_pattern(log, 2);
+	snap = test_snapshot(test, log);
+	h = snap_header(snap);
+	KUNIT_EXPECT_EQ(test, h->record_count, 2);
+	KUNIT_EXPECT_EQ(test, h->record_size, 712 + 16 * 128 + 16384);
+	KUNIT_EXPECT_EQ(test, h->ustack_snapshot_max, 16384);
+	KUNIT_EXPECT_EQ(test, h->slots_per_cpu, TEST_SLOTS);
+	/* numbered from the new rings */
+	KUNIT_EXPECT_TRUE(test, pattern_ok(snap_rec(snap, 1), 0));
+
+	KUNIT_ASSERT_EQ(test, stall_ustack_bytes_set(log, 0), 0);
+	snap = test_snapshot(test, log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_size, 712 + 16 * 128);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 0);
+}
+
+static struct kunit_case stall_user_cases[] = {
+	KUNIT_CASE(stall_user_copy_ustack),
+	KUNIT_CASE(stall_user_maps),
+	KUNIT_CASE(stall_user_maps_not_resident),
+	KUNIT_CASE(stall_user_maps_nolock),
+	KUNIT_CASE(stall_user_maps_full),
+	KUNIT_CASE(stall_user_snapshot_clears),
+	KUNIT_CASE(stall_user_ustack_bytes),
+	{}
+};
+
+static struct kunit_suite stall_user_suite = {
+	.name = "i915_stall_user",
+	.test_cases = stall_user_cases,
+};
+
+kunit_test_suites(&stall_suite, &stall_mock_suite, &stall_syncobj_suite,
+		  &stall_user_suite);
