@@ -26,6 +26,7 @@
  * the same way (umod from a path, build-id and file offset), and the stack
  * snapshot unwinds with dwfl_attach_state() on the same Dwfl.
  */
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -883,15 +884,20 @@ void dwfl_resolve(struct aspace *as, struct umod *u, uint64_t addr, uint64_t a,
  * registers are the recorded rip, rsp and rbp (DWARF 16, 7, 6); then
  * dwfl_getthread_frames().  No frame is taken that CFI did not give: a
  * frame whose PC no CFI covers ends the walk before libdw's own fallback
- * (the frame-pointer unwinder of its x86_64 backend) could guess, and so
- * does a frame that came after a read outside the snapshot.
+ * (the frame-pointer unwinder of its x86_64 backend) could guess, and a
+ * frame whose stack pointer is not the CFA its callee's CFI rule gives
+ * (register + offset, the rule of all but hand-written code) is refused:
+ * libdw made it some other way.
  */
 static struct {
 	const struct srec *r;
 	struct aspace *as;
 	struct ucfi *out;
-	bool oob;		/* a read outside the snapshot since the last frame */
+	bool oob;		/* a read outside the snapshot (reset per frame) */
 	bool stopped;		/* out->end is set */
+	bool last_oob;		/* the step from the last frame read outside the snapshot */
+	bool have_cfa;		/* the last frame's CFA, from its CFI rule */
+	uint64_t cfa;
 } U;
 
 static pid_t unw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -945,51 +951,81 @@ static const Dwfl_Thread_Callbacks unw_callbacks = {
 	.set_initial_registers = unw_set_initial_registers,
 };
 
-/* Whether the module's .eh_frame (eh) or DWARF CFI covers address a. */
-static bool cfi_covers(Dwfl_Module *mod, bool eh, Dwarf_Addr a)
+/*
+ * Whether the module's .eh_frame (eh) or DWARF CFI covers address a of
+ * the frame state; if so, the CFA its rule gives when that is a register
+ * plus an offset (U.cfa).
+ */
+static bool cfi_covers(Dwfl_Frame *state, Dwfl_Module *mod, bool eh, Dwarf_Addr a)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_CFI *cfi = eh ? dwfl_module_eh_cfi(mod, &bias) : dwfl_module_dwarf_cfi(mod, &bias);
 	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops;
+	size_t nops;
+	Dwarf_Word v;
 
 	if (!cfi || dwarf_cfi_addrframe(cfi, a - bias, &fr))
 		return false;
+	U.have_cfa = false;
+	if (!dwarf_frame_cfa(fr, &ops, &nops) && nops == 1) {
+		unsigned int reg = ops[0].atom == DW_OP_bregx ? (unsigned int)ops[0].number :
+				   ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31 ?
+				   (unsigned int)(ops[0].atom - DW_OP_breg0) : ~0u;
+		Dwarf_Word off = ops[0].atom == DW_OP_bregx ? ops[0].number2 : ops[0].number;
+
+		if (reg != ~0u && !dwfl_frame_reg(state, reg, &v)) {
+			U.cfa = v + off;
+			U.have_cfa = true;
+		}
+	}
 	free(fr);
 	return true;
 }
 
 /* Whether the frame at pc (a return address unless activation) can be
  * unwound by CFI; else why not, in U.out. */
-static bool unw_can_step(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
+static bool unw_can_step(Dwfl_Frame *state, Dwarf_Addr pc, bool activation)
 {
 	Dwarf_Addr a = pc - (activation || !pc ? 0 : 1);
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, a);
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(state)), a);
 
-	if (mod && (cfi_covers(mod, true, a) || cfi_covers(mod, false, a)))
+	U.have_cfa = false;
+	if (mod && (cfi_covers(state, mod, true, a) || cfi_covers(state, mod, false, a)))
 		return true;
-	infox("no CFI step at 0x%llx (module %s)", (unsigned long long)pc, mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : "none");
 	U.out->end = mod || maps_find(&U.as->pm, a) ? UEND_NO_CFI : UEND_NO_MAP;
 	U.out->end_addr = pc;
 	U.stopped = true;
 	return false;
 }
 
+/*
+ * Each frame as libdw gives it.  dwfl_frame_pc() asked for isactivation
+ * unwinds the frame first (to see whether its caller is a signal frame),
+ * so the reads of the step from this frame to the next happen in it:
+ * U.oob says after it whether that step read outside the snapshot.
+ */
 static int unw_frame(Dwfl_Frame *state, void *arg)
 {
 	struct ucfi *o = U.out;
 	Dwarf_Addr pc;
 	Dwarf_Word sp = 0;
-	bool act;
+	bool act, step_oob;
 
 	(void)arg;
+	U.oob = false;
 	if (!dwfl_frame_pc(state, &pc, &act)) {
 		o->end = UEND_ERROR;
 		o->end_addr = o->n ? o->pc[o->n - 1] : U.r->user_ip;
 		U.stopped = true;
 		return DWARF_CB_ABORT;
 	}
-	if (U.oob && o->n) {	/* not CFI's frame: libdw's fallback after a failed read */
-		o->end = UEND_SNAPSHOT;
+	step_oob = U.oob;
+	if (dwfl_frame_reg(state, 7, &sp))
+		sp = o->n ? 0 : U.r->user_sp;
+	if (o->n && U.have_cfa && sp != U.cfa) {
+		/* not what the CFI rule gives: libdw's fallback made it */
+		o->end = U.last_oob ? UEND_SNAPSHOT : UEND_ERROR;
 		o->end_addr = o->pc[o->n - 1];
 		U.stopped = true;
 		return DWARF_CB_ABORT;
@@ -1000,14 +1036,12 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
 		U.stopped = true;
 		return DWARF_CB_ABORT;
 	}
-	if (dwfl_frame_reg(state, 7, &sp))
-		sp = o->n ? 0 : U.r->user_sp;
 	o->pc[o->n] = pc;
 	o->sp[o->n] = sp;
 	o->activation[o->n] = act;
 	o->n++;
-	U.oob = false;
-	if (!unw_can_step(dwfl_thread_dwfl(dwfl_frame_thread(state)), pc, act))
+	U.last_oob = step_oob;
+	if (!unw_can_step(state, pc, act))
 		return DWARF_CB_ABORT;
 	return DWARF_CB_OK;
 }
@@ -1052,12 +1086,14 @@ void dwfl_unwind(struct aspace *as, const struct srec *r, struct ucfi *out)
 	U.stopped = false;
 	rc = dwfl_getthread_frames(dwfl, r->pid ? (pid_t)r->pid : 1, unw_frame, NULL);
 	if (!U.stopped) {
-		if (rc == 0) {
+		/* libdw ends without an error when a read failed: a read
+		 * outside the snapshot since the last frame is its end */
+		if (rc == 0 && !U.last_oob) {
 			out->end = UEND_NONE;
 		} else {
-			out->end = U.oob ? UEND_SNAPSHOT : UEND_ERROR;
+			out->end = U.last_oob ? UEND_SNAPSHOT : UEND_ERROR;
 			out->end_addr = out->n ? out->pc[out->n - 1] : r->user_ip;
-			if (!U.oob)
+			if (!U.last_oob)
 				infox("tgid %u: unwinding stopped at 0x%llx: %s", r->tgid,
 				      (unsigned long long)out->end_addr, dwfl_errmsg(-1));
 		}

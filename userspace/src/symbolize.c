@@ -639,9 +639,10 @@ static void stamp_frames(const struct sent *s)
  * Where the kernel's frame-pointer walk read each ustack[] entry: it takes
  * ustack[i] from [bp + 8] and the next bp from [bp], starting at user_bp.
  * The walk is redone in the snapshot while it lies there and agrees with
- * ustack[]; once bp is past the snapshot's end every later slot is above
- * it; a bp below user_sp, misaligned, or a word that is not the recorded
- * entry leaves the rest unknown.
+ * ustack[]; once the frame at bp is past the snapshot's end, every later
+ * slot is taken to be above it (a frame-pointer chain grows upwards); a bp
+ * below user_sp, misaligned, or a word that is not the recorded entry
+ * leaves the rest unknown.
  */
 static void fp_slots(const struct srec *r, uint64_t *pos)
 {
@@ -653,14 +654,13 @@ static void fp_slots(const struct srec *r, uint64_t *pos)
 	for (i = 1; i < r->udepth; i++) {
 		uint64_t ret, next;
 
-		if (bp >= top || bp + 16 > top) {
-			if (bp >= top)
-				for (; i < r->udepth; i++)
-					pos[i] = POS_ABOVE;
-			return;
-		}
 		if (bp < sp || bp % 8)
 			return;
+		if (bp + 16 > top) {	/* left the snapshot upwards */
+			for (; i < r->udepth; i++)
+				pos[i] = POS_ABOVE;
+			return;
+		}
 		memcpy(&next, r->snap + (bp - sp), 8);
 		memcpy(&ret, r->snap + (bp - sp) + 8, 8);
 		if (ret != r->ustack[i])
@@ -706,7 +706,7 @@ static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *
 			kinds[n++] = K_MAKE(i ? K_USER_RET : K_USER_PC, false,
 					    uframe_flag_of(r->ustack_map[i]));
 		}
-		if (n <= 1 && c.end != UEND_NONE) {
+		if ((n <= 1 && c.end != UEND_NONE) || c.end == UEND_COMPAT) {
 			*end = (uint8_t)c.end;
 			*end_addr = c.end_addr;
 			if (!n && c.n) {

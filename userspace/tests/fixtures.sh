@@ -13,6 +13,10 @@
 #              debuglink), bid/ (stripped, debug file by build-id in
 #              many/symfs), dynsym/ (libmany.so stripped to .dynsym), mini/
 #              (MiniDebugInfo)
+#   ustack/   format 1.2's generator (tests/ustack/gen.c) in two builds: fp/
+#             (program and libusta.so with frame pointers) and nofp/ (none);
+#             libustb.so is -fomit-frame-pointer in both; other/libusta.so
+#             is the "replaced" library (other names, other build-id)
 #   vmlinux, i915.ko   fake kernel images (fixed addresses)
 set -eu
 FX=$1
@@ -96,6 +100,23 @@ xz -z -c $M/mini/mini.elf > $M/mini/mini.xz
 strip --strip-all $M/mini/many
 objcopy --add-section .gnu_debugdata=$M/mini/mini.xz $M/mini/many
 rm $M/mini/full.debug $M/mini/mini.elf $M/mini/mini.xz
+
+# format 1.2: the stack snapshot generator, with and without frame pointers
+U=$SRC/../ustack
+UB="-O1 -g -fno-inline -fno-optimize-sibling-calls -Wl,--build-id=sha1 -Wall -Wextra -Werror"
+for v in fp nofp; do
+	if [ $v = fp ]; then F=-fno-omit-frame-pointer; else F=-fomit-frame-pointer; fi
+	mkdir -p ustack/$v
+	$CC $UB -fomit-frame-pointer -fPIC -shared -o ustack/$v/libustb.so "$U/libb.c" "$U/fake.S"
+	$CC $UB $F -fPIC -shared -o ustack/$v/libusta.so "$U/liba.c" -Lustack/$v -lustb \
+		-Wl,-rpath,'$ORIGIN'
+	$CC $UB $F -std=c11 -D_GNU_SOURCE -fPIE -pie -I"$SRC/../../../drivers-gpu-drm-i915-stall" \
+		-o ustack/$v/ustack-gen "$U/gen.c" -Lustack/$v -lusta -lustb -Wl,-rpath,'$ORIGIN' \
+		$(pkg-config --cflags --libs libelf libdw)
+done
+mkdir -p ustack/other
+$CC $UB -fno-omit-frame-pointer -DOTHER -fPIC -shared -o ustack/other/libusta.so "$U/liba.c" \
+	-Lustack/fp -lustb
 
 # fake kernel images
 $CC -c -Wa,-g -o vmlinux.o "$SRC/vmlinux.S"

@@ -1422,6 +1422,8 @@ t_harness_detects_failure() {
 . "$HERE/cases.sh"
 # shellcheck source=format11.sh
 . "$HERE/format11.sh"
+# shellcheck source=format12.sh
+. "$HERE/format12.sh"
 rm -f "$W/compare-summary.txt"
 
 for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}' | grep -E -- "${ONLY:-.}"); do
