@@ -149,6 +149,31 @@ unwind = med("unwind", "ns_per_iter")
 record = med("record", "ns_per_iter")
 r2 = record / unwind
 
+# 2b. per snapshot size, and the cost of naming mappings
+U_SIZES = [0, 512, 1024, 2048, 4096, 8192, 16384]
+unwind2b = med("unwind-2b", "ns_per_iter")
+rec_u = {c: med(f"record-u{c}", "ns_per_iter") for c in U_SIZES}
+unwind_flat = med("unwind-flat", "ns_per_iter")
+rec_flat = med("record-flat-u0", "ns_per_iter")
+# three more mappings named: (libs record - its unwind) - (flat record - its unwind)
+per_lookup = ((rec_u[0] - unwind2b) - (rec_flat - unwind_flat)) / 3
+r2b = rec_u[2048] / unwind2b
+one = open(os.path.join(a.guest, "bench-record-one.bin"), "rb").read()
+o_hsize, = struct.unpack_from("<I", one, 12)
+o_rsize, = struct.unpack_from("<I", one, 16)
+o_roff, o_rcount = struct.unpack_from("<QQ", one, 40)
+o_maps_off, o_ustack_off = struct.unpack_from("<II", one, 304) if o_hsize >= 312 else (0, 0)
+one_maps, one_names, one_usize = 0, [], 0
+if o_rcount and o_maps_off:
+    base = o_roff
+    one_usize, one_maps = struct.unpack_from("<IH", one, base + 648)
+    for i in range(one_maps):
+        m = base + o_maps_off + 128 * i
+        name = one[m + 48:m + 128].split(b"\0")[0].decode(errors="replace")
+        bid = one[m + 45] & 1
+        one_names.append(f"`{os.path.basename(name)}`" + ("" if bid else " (no build-id)"))
+rec_sizes = {c: 712 + 16 * 128 + c for c in U_SIZES}
+
 # 3. against ftrace
 trace_on = med("trace-on", "ns_per_iter")
 trace_off = med("trace-off", "ns_per_iter")
@@ -250,12 +275,13 @@ in alternating boots of the same run, or on the host in the same run.
 | 1 | wait path, log compiled in but disabled, over the log compiled out (alternating boots) | {r1:.4f} | <= 1.01 | {goal(r1 <= 1.01)} |
 | 1b | the same on the syncobj path (`DRM_IOCTL_SYNCOBJ_WAIT`) | {r1b:.4f} | <= 1.01 | {goal(r1b <= 1.01)} |
 | 2 | a record with 32 kernel + 32 user frames, over bare `stack_trace_save()` + `stack_trace_save_user()` | {r2:.3f} ({record:.0f} ns vs {unwind:.0f} ns) | <= 1.25 | {goal(r2 <= 1.25)} |
+| 2b | the same with the user stack snapshot (2 KiB, the default) and the maps of the executable and its 3 libraries | {r2b:.3f} ({rec_u[2048]:.0f} ns vs {unwind2b:.0f} ns) | <= 1.25 | {goal(r2b <= 1.25)} |
 | 3 | per-stall overhead, the log over ftrace's stacktrace trigger + userstacktrace | {r3:.3f} ({ours_over/1000:.1f} us vs {ftrace_over/1000:.1f} us) | <= 1.0 | {goal(r3 <= 1.0)} |
 | 4 | snapshot of full rings ({snap_bytes} bytes) while writers record on the other CPUs | {snap_busy/1000:.0f} us median, {snap_busy_max/1000:.0f} us max; writers {w_snapped:.0f} ns/record vs {w_alone:.0f} alone | writers never wait | {goal(w_snapped <= 1.25 * w_alone)} |
 | 5 | reader, decode + symbolize + print every frame (`report`), over `perf script` | {r5:.1f}x ({ours_rate:,.0f} records/s vs {perf_rate:,.0f} samples/s) | >= 5x | {goal(r5 >= 5)} |
 | 5 | reader, decode + symbolize + aggregate (`summary`), over `perf script` | {sum_rate/perf_rate:.1f}x ({sum_rate:,.0f} records/s) | >= 5x | {goal(sum_rate >= 5 * perf_rate)} |
 | 5 | reader `report --stream` peak RSS, 100k vs 1M records | {small_rss/1024:.1f} MiB vs {stream_rss/1024:.1f} MiB | bounded | {goal(stream_rss <= 1.5 * small_rss + 4096)} |
-| 6 | memory | {nrec} bytes per record; 256 slots = {256 * nrec / 1024:.0f} KiB per CPU by default | | |
+| 6 | memory | {nrec} bytes per record; 256 slots = {256 * nrec / 1024:.0f} KiB per CPU by default (4 CPUs) | | |
 
 ## 1. The disabled path
 
@@ -346,6 +372,30 @@ runs: {record:.0f} ns per record against {unwind:.0f} ns for the unwinds:
 ratio {r2:.3f}. Unwinding dominates, as expected. The runs, in ns per
 iteration: unwind {runs("unwind")}, record {runs("record")}.
 
+## 2b. The user stack snapshot and the identity of user code
+
+The same `record` and `unwind` runs, three times each, with the guest
+program's stack running through three shared libraries
+(`libbenchdeep1.so`..`3`, every other frame) and the executable, and with
+`i915_stalls_ustack_bytes` set to each size in turn: the record then also
+copies that much stack from `sp` up and names each executable file mapping
+that a frame or a word of the snapshot points into (build-id from the page
+cache, file offset, path). One record of the run names {one_maps}
+mappings: {", ".join(one_names)}, with {one_usize} bytes of stack.
+
+| snapshot | bytes per record | ns per record (median of 3) | over the bare unwinds ({unwind2b:.0f} ns) |
+|---|---|---|---|
+""" + "".join(f"| {c} | {rec_sizes[c]} | {rec_u[c]:.0f} | {rec_u[c] / unwind2b:.3f} |\n" for c in U_SIZES) + f"""
+Naming a mapping: the same record from a stack whose frames are all in
+the executable (`STALL_BENCH_FLAT=1`, so the frames name one mapping where
+the other stack names four), snapshot 0, against its own unwinds: each of
+the three more mappings costs **{per_lookup:.0f} ns** (a VMA lookup,
+`build_id_parse_nofault()` reading two or three pages of the page cache,
+and `d_path()`). No cache: a stall is at least the threshold (1 ms by
+default) long, so one lookup per mapping per stall is cheap next to it,
+and a cache that is not allowed to allocate in the record path would be a
+fixed table per CPU to invalidate on every munmap.
+
 ## 3. Against ftrace
 
 The classic alternative: `echo stacktrace >
@@ -412,10 +462,12 @@ order, and its memory does not grow with the input.
 
 ## 6. Memory
 
-A record is {nrec} bytes ({nrec - 512} bytes of fields, 32 kernel and 32 user
-frames). The default ring has 256 slots per CPU up to 8 CPUs ({256 * nrec / 1024:.0f} KiB per
-CPU; {4 * 256 * nrec / 1024:.0f} KiB for 4 CPUs) and shrinks to keep a device near 4 MiB on big
-machines (16 slots, {16 * nrec / 1024:.1f} KiB per CPU, {256 * 16 * nrec / 2**20:.2f} MiB for 256 CPUs);
-see `docs/design.md`. Nothing
-is allocated until the log is first enabled.
+A record is {nrec} bytes by default: the 712-byte struct (136 bytes of
+fields, 32 kernel and 32 user frames, the 1.1 and 1.2 fields), 16 maps of
+128 bytes and 2 KiB of user stack; from 2760 bytes with no snapshot to
+19144 with 16 KiB (figure 2b's table). The default ring has 256 slots per
+CPU up to 6 CPUs ({256 * nrec / 1024:.0f} KiB per CPU; {4 * 256 * nrec / 2**20:.2f} MiB for 4 CPUs)
+and shrinks to keep a device near 8 MiB on bigger machines (16 slots,
+{16 * nrec / 1024:.1f} KiB per CPU, from 64 CPUs on); see `docs/design.md`. Nothing is
+allocated until the log is first enabled.
 """)

@@ -61,14 +61,39 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* The user stack the kernel walks: @depth frames of this function. */
+typedef int (*bench_back_fn)(int depth, int (*leaf)(void *), void *arg);
+int bench_deep1(int depth, int (*leaf)(void *), void *arg, bench_back_fn back);
+int bench_deep2(int depth, int (*leaf)(void *), void *arg, bench_back_fn back);
+int bench_deep3(int depth, int (*leaf)(void *), void *arg, bench_back_fn back);
+
+/* STALL_BENCH_FLAT=1: every frame in the executable, none in the libraries. */
+static int flat;
+
+/*
+ * The user stack the kernel walks: @depth frames, of this function and,
+ * every other frame, of bench_deep1/2/3 in three shared libraries
+ * (libbenchdeep.c), in turn.
+ */
 static NOINLINE int deep(int depth, int (*leaf)(void *), void *arg)
 {
 	int ret;
 
 	if (!depth)
 		return leaf(arg);
-	ret = deep(depth - 1, leaf, arg);
+	switch (flat ? 0 : depth % 6) {
+	case 1:
+		ret = bench_deep1(depth - 1, leaf, arg, deep);
+		break;
+	case 3:
+		ret = bench_deep2(depth - 1, leaf, arg, deep);
+		break;
+	case 5:
+		ret = bench_deep3(depth - 1, leaf, arg, deep);
+		break;
+	default:
+		ret = deep(depth - 1, leaf, arg);
+		break;
+	}
 	__asm__ volatile("" : "+r"(ret));	/* not a tail call */
 	return ret;
 }
@@ -193,6 +218,7 @@ static void pin(int cpu)
 
 int main(int argc, char **argv)
 {
+	flat = getenv("STALL_BENCH_FLAT") && !strcmp(getenv("STALL_BENCH_FLAT"), "1");
 	if (argc >= 8 && !strcmp(argv[1], "kernel")) {
 		struct kargs a = { argv[3], strtoull(argv[4], NULL, 0),
 				   (unsigned int)atoi(argv[5]) };

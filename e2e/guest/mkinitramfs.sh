@@ -40,6 +40,9 @@ install -m 0755 "$here/scenario.sh" "$root/e2e/scenario.sh"
 install -m 0755 "$client/gpu-demo" "$root/opt/gpu-demo/gpu-demo"
 install -m 0755 "$client/libgpu.so" "$root/opt/gpu-demo/libgpu.so"
 install -m 0755 "$client/stall-bench" "$root/opt/gpu-demo/stall-bench"
+for n in 1 2 3; do
+	install -m 0755 "$client/libbenchdeep$n.so" "$root/opt/gpu-demo/libbenchdeep$n.so"
+done
 install -m 0755 "$client/gpu-demo32" "$root/opt/gpu-demo/gpu-demo32"
 for f in vkapp libvkloader.so libvkdrv.so; do
 	install -m 0755 "$client/$f" "$root/opt/gpu-demo/$f"

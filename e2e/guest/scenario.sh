@@ -256,6 +256,25 @@ run_bench() {
 		$b kernel "$D" trace 20000 26 40 0 | tag trace-on || return 1
 	done
 	echo 0 > $T/events/i915/i915_request_wait_end/enable
+
+	# 2b. the record with each size of user stack snapshot, against the
+	#     bare unwinds; then from a stack whose frames are all in the
+	#     executable (one mapping to name instead of four): what naming
+	#     three more mappings costs
+	for i in 1 2 3; do
+		for c in 0 512 1024 2048 4096 8192 16384; do
+			ctl i915_stalls_ustack_bytes $c || return 1
+			$b kernel "$D" record 20000 26 40 0 | tag "record-u$c" || return 1
+		done
+		$b kernel "$D" unwind 20000 26 40 0 | tag unwind-2b || return 1
+		ctl i915_stalls_ustack_bytes 0 || return 1
+		STALL_BENCH_FLAT=1 $b kernel "$D" record 20000 26 40 0 | tag record-flat-u0 || return 1
+		STALL_BENCH_FLAT=1 $b kernel "$D" unwind 20000 26 40 0 | tag unwind-flat || return 1
+	done
+	ctl i915_stalls_ustack_bytes 2048 || return 1
+	ctl i915_stalls_clear 1
+	$b kernel "$D" record 1 26 40 0 | tag record-one || return 1
+	cat "$D/i915_stalls" > "$out/bench-record-one.bin"
 	echo '!stacktrace' > $T/events/i915/i915_request_wait_end/trigger
 	echo 0 > $T/options/userstacktrace
 	head -c 20000 $T/trace > "$out/ftrace-sample.txt"
