@@ -159,6 +159,18 @@ t_v12_snapshot_exhausted() {
 	has "$W/out" "    [end: snapshot exhausted]"
 	run 0 --offline -F json "$W/nofp-short.bin"
 	eq "$(ustack_syms "$W/out")" "[('fake_ioctl', False), ('b_wait', True), ('a_submit', True)]"
+	# a 40-byte snapshot with rbp planted at sp + 16 on a frame [sp + 16] =
+	# 0, [sp + 24] = user_ip: b_wait's CFI step reads past the snapshot,
+	# libdw's frame-pointer fallback would make a frame of the planted one;
+	# it is refused (its stack pointer is not b_wait's CFA)
+	local sp ip
+	sp=$(jq_ "$W/out" 'int(d["stalls"][0]["user_regs"]["sp"], 16)')
+	ip=$(jq_ "$W/out" 'int(d["stalls"][0]["user_regs"]["ip"], 16)')
+	poke12 "$W/nofp.bin" "$W/planted.bin" $((R0 + 648)) 4 40 $((R0 + 672)) 8 $((sp + 16)) \
+		$((R0 + 2760 + 16)) 8 0 $((R0 + 2760 + 24)) 8 "$ip"
+	run 0 --offline -F json "$W/planted.bin"
+	eq "$(ustack_syms "$W/out") $(jq_ "$W/out" 'd["stalls"][0]["ustack_end"]["reason"]')" \
+		"[('fake_ioctl', False), ('b_wait', True)] snapshot exhausted"
 }
 
 # what the kernel may write when it cannot do better
