@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: MIT
 #
 # The mutation table of the ring: break the ring code of i915_stall.c in
-# the kernel tree one way at a time, run the i915_stall suite on the KUnit
-# kernel (or, with "kcsan", on the KCSAN one), restore the file, and print
-# which cases failed.  Not part of `make test`: about two minutes a
-# mutation.  The tree must be clean; it is left as it was.
+# the kernel tree one way at a time, run the i915_stall suite (the
+# i915_stall_user suite for the user-* mutations) on a KUnit kernel of
+# its own in $BUILD/mutate, never the one the end-to-end guest boots (or,
+# with "kcsan", on the KCSAN one), restore the file, and print which cases
+# failed.  Not part of `make test`: about two minutes a mutation.  The
+# tree must be clean; it is left as it was.
 #
 #   scripts/mutate.sh [kcsan] [MUTATION...]    (default: all of them)
 set -uo pipefail
@@ -13,9 +15,9 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 KBASE=${KBASE:-${CACHE:-${I915_STALL_CACHE:-$HOME/.cache/i915-stall}}/linux}
 BUILD=${BUILD:-${CACHE:-${I915_STALL_CACHE:-$HOME/.cache/i915-stall}}/build}
-variant=kunit config=$top/kunit/project.kunitconfig
+variant=kunit config=$top/kunit/project.kunitconfig bdir=$BUILD/mutate
 if [ "${1:-}" = kcsan ]; then
-	variant=kunit-kcsan config=$top/kunit/kcsan.kunitconfig
+	variant=kunit-kcsan config=$top/kunit/kcsan.kunitconfig bdir=$BUILD/kunit-kcsan
 	shift
 fi
 file=drivers/gpu/drm/i915/i915_stall.c
@@ -24,7 +26,9 @@ mkdir -p "$out"
 
 all="no-reserve-wmb no-commit-seq-release no-commit-head-release
      no-snapshot-head-acquire no-snapshot-seq-acquire no-snapshot-rmb
-     swap-commit-stores no-odd-mark commit-before-fill"
+     swap-commit-stores no-odd-mark commit-before-fill
+     user-no-clear-maps user-no-clear-ustack user-anon-as-novma
+     user-keep-deleted-suffix user-no-map-dedup user-no-copy-stop"
 
 mutate() { # name: edit $KBASE/$file
 	python3 - "$KBASE/$file" "$1" <<'PY'
@@ -48,10 +52,26 @@ edits = {
 	smp_store_release(&slot->seq, 2 * n + 2);""")],
  "no-odd-mark": [("\tWRITE_ONCE(slot->seq, 2 * n + 1);\n", "")],
  "commit-before-fill": [("""	n = stall_slot_reserve(rings, &ring, &slot);
-	fill(slot, arg);
+	fill(rings, slot, arg);
 	stall_slot_commit(ring, slot, n);""", """	n = stall_slot_reserve(rings, &ring, &slot);
 	stall_slot_commit(ring, slot, n);
-	fill(slot, arg);""")],
+	fill(rings, slot, arg);""")],
+ "user-no-clear-maps": [("""		memset(stall_rec_maps(rec) + rec->map_count, 0,
+		       (STALL_MAP_MAX - rec->map_count) * sizeof(struct i915_stall_map));
+""", "")],
+ "user-no-clear-ustack": [("""		memset(stall_rec_ustack(rings, rec) + rec->ustack_size, 0,
+		       rings->stride - rings->ustack_offset - rec->ustack_size);
+""", "")],
+ "user-anon-as-novma": [("""				       I915_STALL_FRAME_ANON);""", """				       I915_STALL_FRAME_NOVMA);""")],
+ "user-keep-deleted-suffix": [("""			len -= sizeof(deleted) - 1;
+""", "")],
+ "user-no-map-dedup": [("""	for (i = 0; i < s->map_count; i++)
+		if (addr >= m->maps[i].start && addr < m->maps[i].end)
+			return i;
+""", "")],
+ "user-no-copy-stop": [("""			break;
+		done += chunk;""", """			memset(dst + done, 0, chunk);
+		done += chunk;""")],
 }[m]
 for o, n in edits:
     if s.count(o) != 1:
@@ -67,12 +87,13 @@ cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 for m in ${*:-$all}; do
 	mutate "$m" || exit 1
+	case $m in user-*) suite=i915_stall_user ;; *) suite=i915_stall ;; esac
 	(cd "$KBASE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 		--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig --kunitconfig="$config" \
-		--build_dir="$BUILD/$variant" --jobs="$(nproc)" --make_options "CC=$cc" \
+		--build_dir="$bdir" --jobs="$(nproc)" --make_options "CC=$cc" \
 		--qemu_args="-smp 4 -accel tcg,thread=single" --timeout=900 \
-		--json="$out/$m.json" 'i915_stall') > "$out/$m.log" 2>&1
-	cp "$BUILD/$variant/test.log" "$out/$m.test.log" 2>/dev/null
+		--json="$out/$m.json" "$suite") > "$out/$m.log" 2>&1
+	cp "$bdir/test.log" "$out/$m.test.log" 2>/dev/null
 	python3 "$top/scripts/kunit-results.py" "$out/$m.json" "$out/$m.test.log" "$variant" \
 		> "$out/$m.results" 2>/dev/null
 	failed=$(grep '^not ok' "$out/$m.results" | sed 's/^not ok //; s/ (.*//' | tr '\n' ' ')
