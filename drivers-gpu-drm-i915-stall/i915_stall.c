@@ -184,15 +184,51 @@ DEFINE_STATIC_KEY_FALSE(i915_stall_key);
 /* Waits no device's log could take, see __i915_stall_unattributed(). */
 static atomic64_t stall_unattributed = ATOMIC64_INIT(0);
 
+/* Files whose identity a CPU remembers, see stall_map_save(). */
+#define STALL_FILE_CACHE	32
+
+/**
+ * struct stall_file_id - what names a file, remembered by one CPU
+ * @inode: the file's inode, compared, never dereferenced from here
+ * @ino: its inode number
+ * @dev: its device
+ * @mtime: its modification time when it was read
+ * @ctime: its change time when it was read
+ * @build_id: its GNU build-id
+ * @build_id_size: bytes of @build_id
+ * @flags: I915_STALL_MAP_PATH, I915_STALL_MAP_DELETED as stall_map_save()
+ *	found them
+ * @name: as struct i915_stall_map.name
+ *
+ * An entry is used again only for the same inode, number, device and
+ * times: a library replaced on disk is a new inode, and one rewritten in
+ * place has a new mtime, so neither is named by an old build-id.
+ */
+struct stall_file_id {
+	const struct inode *inode;
+	u64 ino;
+	dev_t dev;
+	struct timespec64 mtime;
+	struct timespec64 ctime;
+	u8 build_id[I915_STALL_BUILD_ID_LEN];
+	u8 build_id_size;
+	u8 flags;
+	char name[I915_STALL_MAP_NAME_LEN];
+};
+
 /**
  * struct i915_stall_ring - the records written on one CPU
  * @head: records ever committed; written only by the ring's CPU
  * @base: @head at the last clear; written under the log's mutex
+ * @files: the identity of files recently named, used only by the writer
+ * @next_file: the entry of @files to replace next
  * @slot: the slots, a power of two of them, of the rings' @stride bytes
  */
 struct i915_stall_ring {
 	u64 head;
 	u64 base;
+	struct stall_file_id files[STALL_FILE_CACHE];
+	unsigned int next_file;
 	u8 slot[] __aligned(8);
 };
 
@@ -528,19 +564,29 @@ struct stall_miss {
 /**
  * struct stall_maps - state of stall_fill_maps() for one record
  * @mm: the waiter's mm, read-locked
+ * @ring: this CPU's ring, for its file cache
  * @s: the record
  * @maps: its maps[]
  * @miss: ranges known to hold no executable file mapping
  * @nr_miss: entries of @miss in use
  * @next_miss: the entry of @miss to replace when it is full
+ * @last_map: the entry of @maps the last address fell in
+ * @last_miss: the entry of @miss the last address fell in
+ *
+ * Words of a stack alternate between a few ranges (saved frame pointers
+ * in the stack, return addresses in the text): @last_map and @last_miss
+ * make most of them one comparison.
  */
 struct stall_maps {
 	struct mm_struct *mm;
+	struct i915_stall_ring *ring;
 	struct i915_stall_record *s;
 	struct i915_stall_map *maps;
 	struct stall_miss miss[STALL_MISS_MAX];
 	unsigned int nr_miss;
 	unsigned int next_miss;
+	unsigned int last_map;
+	unsigned int last_miss;
 };
 
 static u8 stall_maps_miss(struct stall_maps *m, unsigned long start,
@@ -552,22 +598,17 @@ static u8 stall_maps_miss(struct stall_maps *m, unsigned long start,
 	m->miss[i].start = start;
 	m->miss[i].end = end;
 	m->miss[i].why = why;
+	m->last_miss = i;
 	return why;
 }
 
-/* Save what names the file of @vma after the process is gone. */
-static void stall_map_save(struct i915_stall_map *map, struct vm_area_struct *vma)
+/* Read the build-id and the path of the file of @vma into @map. */
+static void stall_map_read(struct i915_stall_map *map, struct vm_area_struct *vma)
 {
 	static const char deleted[] = " (deleted)";
 	struct dentry *dentry = vma->vm_file->f_path.dentry;
 	__u32 size;
 	char *path;
-
-	map->start = vma->vm_start;
-	map->end = vma->vm_end;
-	map->file_offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	map->flags = 0;
-	map->pad = 0;
 
 	/* Only from the page cache: a build-id page not resident fails. */
 	BUILD_BUG_ON(sizeof(map->build_id) < BUILD_ID_SIZE_MAX);
@@ -606,6 +647,77 @@ static void stall_map_save(struct i915_stall_map *map, struct vm_area_struct *vm
 	}
 }
 
+/* The times of @inode, read without its lock as stat() reads them. */
+static void stall_inode_times(const struct inode *inode, struct timespec64 *mtime,
+			      struct timespec64 *ctime)
+{
+	/* data race ok: a torn time makes the cache miss, nothing else */
+	*mtime = data_race(inode_get_mtime(inode));
+	/* data race ok: as above */
+	*ctime = data_race(inode_get_ctime(inode));
+}
+
+/* Whether @id names @inode as it is now. */
+static bool stall_file_id_match(const struct stall_file_id *id,
+				const struct inode *inode)
+{
+	struct timespec64 mtime, ctime;
+
+	if (id->inode != inode || id->ino != inode->i_ino || id->dev != inode->i_sb->s_dev)
+		return false;
+	stall_inode_times(inode, &mtime, &ctime);
+	return timespec64_equal(&mtime, &id->mtime) && timespec64_equal(&ctime, &id->ctime);
+}
+
+/*
+ * Save what names the file of @vma after the process is gone.  Reading a
+ * build-id and a path costs a few microseconds, so the last files named
+ * on this CPU are remembered in its ring; a file whose build-id was not
+ * resident is not, so that it is read again next time.
+ */
+static void stall_map_save(struct stall_maps *m, struct i915_stall_map *map,
+			   struct vm_area_struct *vma)
+{
+	const struct inode *inode = file_inode(vma->vm_file);
+	struct i915_stall_ring *ring = m->ring;
+	struct stall_file_id *id;
+	unsigned int i;
+
+	map->start = vma->vm_start;
+	map->end = vma->vm_end;
+	map->file_offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	map->flags = 0;
+	map->pad = 0;
+
+	for (i = 0; i < STALL_FILE_CACHE; i++) {
+		id = &ring->files[i];
+		if (!stall_file_id_match(id, inode))
+			continue;
+		memcpy(map->build_id, id->build_id, sizeof(map->build_id));
+		map->build_id_size = id->build_id_size;
+		memcpy(map->name, id->name, sizeof(map->name));
+		map->flags = id->flags | I915_STALL_MAP_BUILD_ID;
+		/* unlinked since it was remembered: a library replaced on disk */
+		if (d_unlinked(vma->vm_file->f_path.dentry))
+			map->flags |= I915_STALL_MAP_DELETED;
+		return;
+	}
+
+	stall_map_read(map, vma);
+	if (!(map->flags & I915_STALL_MAP_BUILD_ID))
+		return;
+
+	id = &ring->files[ring->next_file++ % STALL_FILE_CACHE];
+	id->inode = inode;
+	id->ino = inode->i_ino;
+	id->dev = inode->i_sb->s_dev;
+	stall_inode_times(inode, &id->mtime, &id->ctime);
+	memcpy(id->build_id, map->build_id, sizeof(id->build_id));
+	id->build_id_size = map->build_id_size;
+	id->flags = map->flags & ~I915_STALL_MAP_BUILD_ID;
+	memcpy(id->name, map->name, sizeof(id->name));
+}
+
 /*
  * The entry of maps[] that user address @addr falls in, added if need be,
  * or the I915_STALL_FRAME_* reason there is none.
@@ -616,12 +728,25 @@ static u8 stall_map_addr(struct stall_maps *m, unsigned long addr)
 	struct vm_area_struct *vma;
 	unsigned int i;
 
-	for (i = 0; i < s->map_count; i++)
-		if (addr >= m->maps[i].start && addr < m->maps[i].end)
+	i = m->last_map;
+	if (i < s->map_count && addr >= m->maps[i].start && addr < m->maps[i].end)
+		return i;
+	i = m->last_miss;
+	if (i < m->nr_miss && addr >= m->miss[i].start && addr < m->miss[i].end)
+		return m->miss[i].why;
+
+	for (i = 0; i < s->map_count; i++) {
+		if (addr >= m->maps[i].start && addr < m->maps[i].end) {
+			m->last_map = i;
 			return i;
-	for (i = 0; i < m->nr_miss; i++)
-		if (addr >= m->miss[i].start && addr < m->miss[i].end)
+		}
+	}
+	for (i = 0; i < m->nr_miss; i++) {
+		if (addr >= m->miss[i].start && addr < m->miss[i].end) {
+			m->last_miss = i;
 			return m->miss[i].why;
+		}
+	}
 
 	vma = find_vma(m->mm, addr);
 	if (!vma || addr < vma->vm_start)
@@ -639,7 +764,8 @@ static u8 stall_map_addr(struct stall_maps *m, unsigned long addr)
 		return I915_STALL_FRAME_FULL;
 	}
 
-	stall_map_save(&m->maps[s->map_count], vma);
+	stall_map_save(m, &m->maps[s->map_count], vma);
+	m->last_map = s->map_count;
 	return s->map_count++;
 }
 
@@ -650,6 +776,7 @@ static u8 stall_map_addr(struct stall_maps *m, unsigned long addr)
  * mmap_read_trylock(), as the BPF stack map does for BPF_F_USER_BUILD_ID:
  * a writer holding the lock costs the record its maps (F_MAPS_NOLOCK), not
  * a wait.
+ * Context: preemption disabled, so this CPU's file cache is ours.
  */
 static void stall_fill_maps(const struct i915_stall_rings *rings,
 			    struct i915_stall_record *s, unsigned int word)
@@ -657,6 +784,7 @@ static void stall_fill_maps(const struct i915_stall_rings *rings,
 	const u8 *snap = stall_rec_ustack(rings, s);
 	struct stall_maps m = {
 		.mm = current->mm,
+		.ring = rings->ring[smp_processor_id()],
 		.s = s,
 		.maps = stall_rec_maps(s),
 	};

@@ -2489,10 +2489,13 @@ static void stall_user_copy_ustack(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stall_copy_ustack(buf, addr, 0), 0);
 }
 
+/* As stall_fill_user() calls it: preemption disabled, the CPU's cache. */
 static void stall_user_fill_maps(const struct i915_stall_rings *rings,
 				 struct i915_stall_record *s)
 {
+	preempt_disable();
 	stall_fill_maps(rings, s, sizeof(u64));
+	preempt_enable();
 }
 
 static void expect_test_map(struct kunit *test, const struct i915_stall_map *m,
@@ -2593,7 +2596,7 @@ static void stall_user_maps_nolock(struct kunit *test)
 	s->ustack[0] = text + 0x10;
 	s->ustack[1] = text + 0x20;
 	mmap_write_lock(current->mm);
-	stall_fill_maps(rings, s, sizeof(u64));
+	stall_user_fill_maps(rings, s);
 	mmap_write_unlock(current->mm);
 
 	KUNIT_EXPECT_EQ(test, s->flags, I915_STALL_F_MAPS_NOLOCK);
@@ -2629,6 +2632,52 @@ static void stall_user_maps_full(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, s->ustack_map[STALL_MAP_MAX], I915_STALL_FRAME_FULL);
 	KUNIT_EXPECT_EQ(test, s->ustack_map[STALL_MAP_MAX + 1], 3);
+}
+
+/*
+ * A file named once is named from the CPU's cache next time, until its
+ * times change: a rewritten file is read again.
+ */
+static void stall_user_file_cache(struct kunit *test)
+{
+	static const u8 other[20] = "another build-id....";
+	const struct i915_stall_rings *rings;
+	struct i915_stall_record *s = user_record(test, &rings);
+	struct file *file = user_elf_file(test, true);
+	struct inode *inode = file_inode(file);
+	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	const struct i915_stall_map *map = stall_rec_maps(s);
+	struct timespec64 mtime, ctime;
+	loff_t pos = offsetof(struct user_elf, id);
+
+	/* One CPU, one cache, for the whole test. */
+	migrate_disable();
+	s->ustack_depth = 1;
+	s->ustack[0] = text;
+	stall_user_fill_maps(rings, s);
+	KUNIT_ASSERT_EQ(test, s->map_count, 1);
+	KUNIT_EXPECT_MEMEQ(test, map->build_id, TEST_BUILD_ID, 20);
+
+	/* New bytes under the same times: the cache still answers. */
+	mtime = inode_get_mtime(inode);
+	ctime = inode_get_ctime(inode);
+	KUNIT_ASSERT_EQ(test, kernel_write(file, other, sizeof(other), &pos), sizeof(other));
+	inode_set_mtime_to_ts(inode, mtime);
+	inode_set_ctime_to_ts(inode, ctime);
+	s->map_count = 0;
+	stall_user_fill_maps(rings, s);
+	KUNIT_ASSERT_EQ(test, s->map_count, 1);
+	KUNIT_EXPECT_MEMEQ(test, map->build_id, TEST_BUILD_ID, 20);
+	expect_test_map(test, map, text, 0, true);
+
+	/* A later mtime: the file is read again. */
+	mtime.tv_sec++;
+	inode_set_mtime_to_ts(inode, mtime);
+	s->map_count = 0;
+	stall_user_fill_maps(rings, s);
+	migrate_enable();
+	KUNIT_ASSERT_EQ(test, s->map_count, 1);
+	KUNIT_EXPECT_MEMEQ(test, map->build_id, other, 20);
 }
 
 struct user_junk_arg {
@@ -2714,6 +2763,7 @@ static struct kunit_case stall_user_cases[] = {
 	KUNIT_CASE(stall_user_maps_not_resident),
 	KUNIT_CASE(stall_user_maps_nolock),
 	KUNIT_CASE(stall_user_maps_full),
+	KUNIT_CASE(stall_user_file_cache),
 	KUNIT_CASE(stall_user_snapshot_clears),
 	KUNIT_CASE(stall_user_ustack_bytes),
 	{}

@@ -26,7 +26,19 @@ declare -A KDIR=([on]=$ON [off]=$OFF)
 E2E_KDIR=$ON
 E2E_QEMU_ARGS="-icount shift=0"
 W=$OUT/bench
-rm -rf "$W"
+# BENCH_KEEP_WAITS=1: keep figure 1's boots of the last run ($W/waits.jsonl,
+# $W/syncwaits.jsonl), which only a change to the disabled path can move,
+# and sections 5b and 7 of docs/performance.md; measure the rest again.
+KEEP=${BENCH_KEEP_WAITS:-0}
+if [ "$KEEP" = 1 ]; then
+	[ -s "$W/waits.jsonl" ] && [ -s "$W/syncwaits.jsonl" ] ||
+		{ echo "bench: BENCH_KEEP_WAITS=1 but no earlier waits in $W" >&2; exit 1; }
+	find "$W" -mindepth 1 -maxdepth 1 ! -name 'waits.jsonl' ! -name 'syncwaits.jsonl' \
+		-exec rm -rf {} +
+	cp "$TOP/docs/performance.md" "$W/performance.old.md"
+else
+	rm -rf "$W"
+fi
 mkdir -p "$W" "$BUILD"
 export TOP BUILD E2E_OUT E2E_KDIR E2E_QEMU_ARGS
 
@@ -44,7 +56,8 @@ kbuild() { # DIR KUNITCONFIG...
 		{ echo "bench: building $dir failed, see $W/kernel-build-${dir##*/}.log" >&2; exit 1; }
 }
 kbuild "$ON" "$KBASE/drivers/gpu/drm/i915/tests/.kunitconfig" "$TOP/kunit/bench.kunitconfig"
-kbuild "$OFF" "$TOP/kunit/bench.kunitconfig" "$TOP/kunit/bench-off.kunitconfig"
+[ "$KEEP" = 1 ] ||
+	kbuild "$OFF" "$TOP/kunit/bench.kunitconfig" "$TOP/kunit/bench-off.kunitconfig"
 # shellcheck source=../e2e/lib.sh
 . "$TOP/e2e/lib.sh"
 
@@ -63,6 +76,7 @@ G=$E2E_OUT/bench/guest
 # 1. The same waits with the log compiled in but disabled and compiled out,
 #    boots alternating.
 for i in 1 2 3 4 5; do
+	[ "$KEEP" = 1 ] && break
 	for k in on off; do
 		E2E_KDIR=${KDIR[$k]}
 		e2e_boot waits 600 0
@@ -123,6 +137,20 @@ done
 python3 "$TOP/scripts/bench-report.py" --guest "$G" --work "$W" \
 	--perf-samples "${perf_samples:-0}" --kernel "$(e2e_kernel)" \
 	> "$TOP/docs/performance.md"
+if [ "$KEEP" = 1 ]; then
+	# sections 5b and 7 as the last full run wrote them
+	python3 - "$W/performance.old.md" "$TOP/docs/performance.md" <<'PY'
+import sys
+old, new = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+a, b = "<!-- bench-reader:", "<!-- bench-reader end -->"
+block = old[old.index(a):old.index(b) + len(b)] + "\n\n" if a in old else ""
+tail = old[old.index("## 7. "):] if "## 7. " in old else ""
+i = new.index("## 6. ")
+open(sys.argv[2], "w").write((new[:i] + block + new[i:]).rstrip("\n") + "\n\n" + tail)
+PY
+	echo "bench: wrote docs/performance.md (figure 1, sections 5b and 7 kept)"
+	exit 0
+fi
 # diff at scale: host only, its own section
 I915_STALLS=$R bash "$TOP/scripts/bench-diff.sh" "$W/diff" >> "$TOP/docs/performance.md"
 echo "bench: wrote docs/performance.md"

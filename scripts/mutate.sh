@@ -28,7 +28,8 @@ all="no-reserve-wmb no-commit-seq-release no-commit-head-release
      no-snapshot-head-acquire no-snapshot-seq-acquire no-snapshot-rmb
      swap-commit-stores no-odd-mark commit-before-fill
      user-no-clear-maps user-no-clear-ustack user-anon-as-novma
-     user-keep-deleted-suffix user-no-map-dedup user-no-copy-stop"
+     user-keep-deleted-suffix user-no-map-dedup user-no-copy-stop
+     user-cache-ignores-times"
 
 mutate() { # name: edit $KBASE/$file
 	python3 - "$KBASE/$file" "$1" <<'PY'
@@ -69,6 +70,8 @@ edits = {
 		if (addr >= m->maps[i].start && addr < m->maps[i].end)
 			return i;
 """, "")],
+ "user-cache-ignores-times": [("""	return timespec64_equal(&mtime, &id->mtime) && timespec64_equal(&ctime, &id->ctime);""",
+                               """	return true;""")],
  "user-no-copy-stop": [("""			break;
 		done += chunk;""", """			memset(dst + done, 0, chunk);
 		done += chunk;""")],
