@@ -64,6 +64,8 @@ e2e_build() {
 	if ! e2e_newer "$E2E_INITRD" "$E2E_CLIENT/gpu-demo" "$E2E_CLIENT/libgpu.so" \
 		"$E2E_CLIENT/stall-bench" "$E2E_CLIENT/gpu-demo32" "$E2E_CLIENT/vkapp" \
 		"$E2E_CLIENT/libvkloader.so" "$E2E_CLIENT/libvkdrv.so" \
+		"$E2E_CLIENT"/stallpie-{fp,nofp}/{stallpie,libstallfmt.so,libstallio.so} \
+		"$E2E_CLIENT/stallpie-v2/libstallio.so" \
 		"$E2E_READER" "$E2E_DIR/guest/init" "$E2E_DIR/guest/scenario.sh" \
 		"$E2E_DIR/guest/mkinitramfs.sh"; then
 		bash "$E2E_DIR/guest/mkinitramfs.sh" "$E2E_ROOTFS" "$E2E_INITRD" \

@@ -24,7 +24,8 @@ if [ ! -x "$busybox" ] || ! { ldd "$busybox" 2>&1 || true; } | grep -q 'not a dy
 	exit 1
 fi
 for f in "$client/gpu-demo" "$client/libgpu.so" "$client/vkapp" "$client/libvkloader.so" \
-	"$client/libvkdrv.so" "$reader"; do
+	"$client/libvkdrv.so" "$client/stallpie-fp/stallpie" "$client/stallpie-nofp/stallpie" \
+	"$client/stallpie-v2/libstallio.so" "$reader"; do
 	[ -x "$f" ] || [ -f "$f" ] || { echo "mkinitramfs: missing $f" >&2; exit 1; }
 done
 
@@ -47,6 +48,18 @@ install -m 0755 "$client/gpu-demo32" "$root/opt/gpu-demo/gpu-demo32"
 for f in vkapp libvkloader.so libvkdrv.so; do
 	install -m 0755 "$client/$f" "$root/opt/gpu-demo/$f"
 done
+# stallpie (issue 12): each build in its own directory, and a third copy
+# of the frame-pointer build whose libstallio.so the scenario replaces on
+# disk with stallpie-v2's (another build-id) between the stall and the cat
+for v in fp nofp swap; do
+	src=$client/stallpie-$v
+	[ $v = swap ] && src=$client/stallpie-fp
+	mkdir -p "$root/opt/stallpie-$v"
+	for f in stallpie libstallfmt.so libstallio.so; do
+		install -m 0755 "$src/$f" "$root/opt/stallpie-$v/$f"
+	done
+done
+install -m 0755 "$client/stallpie-v2/libstallio.so" "$root/opt/stallpie-swap/libstallio-v2.so"
 install -m 0755 "$reader" "$root/usr/bin/i915-stalls"
 
 # The loader and libraries, as real files at the paths ldd prints (which
@@ -83,4 +96,7 @@ mkdir -p "$(dirname "$cpio_gz")"
 (cd "$root" && find . -mindepth 1 -path ./usr/lib/debug -prune -o -print | LC_ALL=C sort |
 	cpio --quiet -o -H newc -R 0:0 | gzip -6 -n) > "$cpio_gz.tmp"
 mv "$cpio_gz.tmp" "$cpio_gz"
+# The host's --symfs must show what the guest's disk holds when its log is
+# read: the scenario has replaced /opt/stallpie-swap/libstallio.so by then.
+cp "$root/opt/stallpie-swap/libstallio-v2.so" "$root/opt/stallpie-swap/libstallio.so"
 echo "mkinitramfs: $cpio_gz ($(( $(stat -c %s "$cpio_gz") / 1024 )) KiB)" >&2

@@ -198,6 +198,34 @@ run_test() {
 		2> "$out/vk-record.err"
 	echo $? > "$out/vk-record.rc"
 	release_clients
+
+	# 11. stallpie (issue 12): waits through glibc's real write() and
+	#     ioctl() from a PIE with two libraries, built with and without
+	#     frame pointers; every client has exited before the cat.  The swap
+	#     copy's libstallio.so is replaced on disk (same path, another
+	#     build-id) between its stall and the cat.
+	ctl i915_stalls_clear 1 || return 1
+	cat "$D/i915_stalls_ustack_bytes" > "$out/ustack-bytes.txt" 2>&1
+	for v in fp nofp swap; do
+		case $v in
+		fp) ops="write:30 ioctl:40 anon:20" ;;
+		nofp) ops="write:30 ioctl:40" ;;
+		swap) ops="write:25" ;;
+		esac
+		# shellcheck disable=SC2086
+		/opt/stallpie-$v/stallpie --dir "$D" --tag "pie-$v" $ops \
+			> "$out/client-pie-$v.jsonl" 2> "$out/client-pie-$v.err"
+		echo $? > "$out/client-pie-$v.rc"
+	done
+	mv -f /opt/stallpie-swap/libstallio-v2.so /opt/stallpie-swap/libstallio.so
+	for v in fp nofp swap; do
+		pid=$(sed -n 's/^{"event":"start".*"pid":\([0-9]*\).*/\1/p' "$out/client-pie-$v.jsonl")
+		if [ -n "$pid" ] && [ ! -d "/proc/$pid" ]; then echo "pie-$v gone $pid"; else echo "pie-$v alive $pid"; fi
+	done > "$out/pie-gone.txt"
+	cat "$D/i915_stalls" > "$out/stalls-pie.bin" || return 1
+	i915-stalls report --format=json "$out/stalls-pie.bin" > "$out/pie-guest.json" 2> "$out/pie-guest.err"
+	echo $? > "$out/pie-guest.rc"
+	i915-stalls report "$out/stalls-pie.bin" > "$out/pie-guest.txt" 2>> "$out/pie-guest.err"
 	return 0
 }
 
