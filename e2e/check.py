@@ -27,6 +27,9 @@ import struct
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_pie import check_pie  # noqa: E402
+
 SLACK_HIGH_NS = 250_000_000
 MAIN_CHAIN = ["gpu_wait", "wait_for_gpu", "submit_batch", "render_frame", "main"]
 WORKER_CHAIN = ["gpu_wait", "wait_for_gpu", "submit_batch", "render_frame", "worker_main"]
@@ -60,9 +63,18 @@ F_KTHREAD, F_COMPAT = 0x1, 0x2
 # unwinder), draw_frame / wait_timeline, main / timeline_main.
 VK_DIR = "/opt/gpu-demo/"
 VK_FILES = {VK_DIR + f for f in ("vkapp", "libvkloader.so", "libvkdrv.so")}
-VK_LOST = ["drmIoctl", "drmSyncobjWait|drmSyncobjTimelineWait", "drv_sync_wait_many",
-           "drv_WaitForFences|drv_WaitSemaphores", "vkWaitForFences|vkWaitSemaphores",
-           "draw_frame|wait_timeline", "main|timeline_main"]
+# What a syncobj wait of vkapp's shows after the wrapper (format 1.2: the
+# frame-pointer walk ends in libdrm, built without frame pointers; CFI over
+# the stack snapshot goes on), one alternative per site; the loader's
+# vkWaitForFences / vkWaitSemaphores is a tail call and has no frame.
+VK_CHAIN = ["drmIoctl", "drmSyncobjWait|drmSyncobjTimelineWait", "drv_sync_wait_many",
+            "drv_WaitForFences|drv_WaitSemaphores", "draw_frame|wait_timeline",
+            "main|timeline_main"]
+# and then, in libc (or vkapp's _start), the thread's outermost frames
+VK_TAIL = {"syncobj_wait": ["__libc_start_call_main", "__libc_start_main", "_start"],
+           "syncobj_timeline_wait": ["start_thread", "__clone3"]}
+# gpu-demo's chain goes on into libc by CFI after main: then _start
+LIBC_START = ["__libc_start_call_main", "__libc_start_main", "_start"]
 LIBC_IOCTL = {"ioctl", "__ioctl", "__GI___ioctl"}
 VK_SITES = {"syncobj_wait": 5, "syncobj_timeline_wait": 6}
 VK_KERNEL = {"syncobj_wait": ["drm_syncobj_wait_ioctl", "drm_ioctl", "__x64_sys_ioctl",
@@ -134,6 +146,11 @@ class Reader:
         return json.loads(out)
 
 
+def sym_base(sym):
+    """A symbol without its ELF version: __libc_start_main@@GLIBC_2.34."""
+    return sym.split("@")[0] if sym else None
+
+
 def user_chain(st):
     """The stall's user frames in the client's own files, innermost first,
     and whether they are the leading frames of the user stack."""
@@ -183,8 +200,25 @@ def check_stall(name, st, cs, hz, kernel=True):
                    f"write took ({cs['t1_ns'] - cs['t0_ns']} ns)")
     want = MAIN_CHAIN if cs["thread"] == "main" else WORKER_CHAIN
     chain, leading, frames = user_chain(st)
-    if chain != want or not leading:
-        why.append(f"user chain {chain} (leading: {leading}), want {want}")
+    # the frame-pointer chain up to the return address of main (or
+    # worker_main) into libc, then by CFI the rest of libc's frames and
+    # _start (main) or clone3 (the worker), none guessed
+    tail = [sym_base(f.get("symbol")) for f in frames[len(want):]]
+    lead = [f.get("symbol") for f in frames[:len(want)]]
+    if lead != want or any(f.get("cfi") for f in frames[:len(want)]):
+        why.append(f"user chain {chain} (leading: {leading}), want {want}, "
+                   f"all by frame pointers")
+    want_tail = LIBC_START if cs["thread"] == "main" else ["start_thread", "__clone3"]
+    # without libc's symbols (the guest), a static function is "?"
+    if (len(tail) != len(want_tail) or
+            any(t != w and not (t is None and f.get("reason") == "no symbol" and
+                                (f.get("module") or "").endswith("/libc.so.6"))
+                for t, w, f in zip(tail, want_tail, frames[len(want):])) or
+            frames[len(want)].get("cfi") or
+            not all(f.get("cfi") for f in frames[len(want) + 1:])):
+        why.append(f"user frames after {want[-1]}: {tail} (cfi "
+                   f"{[f.get('cfi') for f in frames[len(want):]]}), want {want_tail}, "
+                   f"the first by frame pointers, the others by CFI")
     if frames and frames[0].get("module") != LIBGPU:
         why.append(f"innermost user frame in {frames[0].get('module')}, want {LIBGPU}")
     if len(frames) > 1 and any(f.get("module") != CLIENT for f in frames[1:len(want)]):
@@ -323,15 +357,15 @@ def check_compat(g, rootfs):
 
 
 def raw_sync(path):
-    """(record_size, [(tid, site, fence_count, sync_flags)]) of a 1.1 file,
+    """(record_size, [(tid, site, fence_count, sync_flags)]) of a 1.2 file,
     decoded here from the layout, without the reader."""
     b = open(path, "rb").read()
     if b[:8] != b"I915STL\n":
         raise ValueError(f"{path}: bad magic")
     major, minor, hsize, rec_size = struct.unpack_from("<HHII", b, 8)
     off, count = struct.unpack_from("<QQ", b, 40)
-    if (major, minor) < (1, 1) or rec_size < 648:
-        raise ValueError(f"{path}: format {major}.{minor}, record_size {rec_size}: not 1.1")
+    if (major, minor) != (1, 2) or rec_size < 712:
+        raise ValueError(f"{path}: format {major}.{minor}, record_size {rec_size}: not 1.2")
     out = []
     for i in range(count):
         r = off + i * rec_size
@@ -385,17 +419,17 @@ def check_vk_stall(name, st, cs, vk_pid, hz):
     if cs["kind"] == "unsubmitted" and not st["start_ns"] < cs["ts_ns"]:
         why.append(f"the wait began at {st['start_ns']}, not before point 2's submit at "
                    f"{cs['ts_ns']}: the client's G delay is too short")
-    # the user stack: exactly what the frame-pointer walk can reach
+    # the user stack: libc's ioctl() (the pc), then by CFI through Debian's
+    # libdrm into the driver and the client, to the thread's first frame
     us = st["ustack"]
-    second = cs["abs_timeout_ns"] if cs["site"] == "syncobj_wait" else cs["points_addr"]
-    if (len(us) != 2 or us[0].get("symbol") not in LIBC_IOCTL or
+    alt = 0 if cs["site"] == "syncobj_wait" else 1
+    want = [w.split("|")[alt] if "|" in w else w for w in VK_CHAIN] + VK_TAIL[cs["site"]]
+    names = [sym_base(f.get("symbol")) for f in us]
+    if (not us or names[0] not in LIBC_IOCTL or
             not (us[0].get("module") or "").endswith("/libc.so.6") or
-            int(us[1]["addr"], 16) != second):
-        why.append(f"user stack {[(f['addr'], f.get('symbol'), f.get('module')) for f in us]}, "
-                   f"want [libc ioctl, {second:#x} (drmIoctl's argument read as a frame)]")
-    own = [f for f in us if f.get("module") in VK_FILES]
-    if own:
-        why.append(f"frames of vkapp's own files reached: {own}")
+            names[1:] != want or not all(f.get("cfi") for f in us[1:])):
+        why.append(f"user stack {[(f['addr'], f.get('symbol'), f.get('module'), f.get('cfi')) for f in us]}, "
+                   f"want libc ioctl, then {want}, all found by CFI")
     ks = [f.get("symbol") for f in st["kstack"]]
     it = iter(ks)
     missing = [k for k in VK_KERNEL[cs["site"]] if k not in it]
@@ -409,8 +443,8 @@ def check_vk_stall(name, st, cs, vk_pid, hz):
 
 def check_vkapp(g, R, hz):
     """vkapp's five syncobj waits (vkapp.c): each recorded once, nothing else."""
-    diag("vkapp: user frames the frame-pointer walk cannot reach (asserted absent): " +
-         ", ".join(VK_LOST))
+    diag("vkapp: user frames found by CFI past the frame-pointer walk (asserted): " +
+         ", ".join(VK_CHAIN))
     lines = jsonl(os.path.join(g, "client-vk.jsonl")) or []
     cs_all = [l for l in lines if l.get("event") == "stall"]
     ex = [l for l in lines if l.get("event") == "exit"]
@@ -428,7 +462,8 @@ def check_vkapp(g, R, hz):
         want = sorted((c["tid"], VK_SITES[c["site"]], c["fence_count"],
                        c["wait_flags"] | (0x100 if c["kind"] == "unsubmitted" else 0))
                       for c in cs_all)
-        check("vk-raw-records", rec_size == 648 and sorted(raw) == want,
+        # 712 bytes, 16 maps of 128, the default 2 KiB of user stack
+        check("vk-raw-records", rec_size == 712 + 16 * 128 + 2048 and sorted(raw) == want,
               f"record_size {rec_size}; records (tid, site, fence_count, sync_flags) "
               f"{sorted(raw)}, want {want}")
     except (OSError, ValueError, struct.error) as e:
@@ -441,7 +476,7 @@ def check_vkapp(g, R, hz):
         check("vk-archive-decodes", False, e)
         return
     inp = j["inputs"][0]
-    check("vk-header-1.1", inp["version"] == "1.1" and inp["unattributed"] == 0,
+    check("vk-header-1.2", inp["version"] == "1.2" and inp["unattributed"] == 0,
           f"version {inp['version']}, unattributed {inp['unattributed']}")
     st = j["stalls"]
     used = set()
@@ -600,7 +635,7 @@ def main():
         hdr = catj["inputs"][0]
         check("cat-file-header", hdr["enabled"] is True and hdr["threshold_ns"] == 1_000_000
               and hdr["records"] == 7 and catj["lost"]["total"] == 0 and
-              hdr["version"] == "1.1" and hdr["unattributed"] == 0, json.dumps(hdr)[:2000])
+              hdr["version"] == "1.2" and hdr["unattributed"] == 0, json.dumps(hdr)[:2000])
         check("record-rc", (read(os.path.join(g, "all-record.rc")) or "").strip() == "0",
               read(os.path.join(g, "all-record.err")))
         st = allj["stalls"]
@@ -714,6 +749,7 @@ def main():
 
     check_compat(g, a.rootfs)
     check_vkapp(g, R, a.hz)
+    check_pie(g, R, a.rootfs, check, read, jsonl, match, describe)
 
     failed = [n for n, ok in results if not ok]
     diag(f"{len(results) - len(failed)} checks ok, {len(failed)} not ok")
