@@ -221,8 +221,9 @@ def check_chain(check, name, v, cs, st, where):
                        f"[{cs['anon_start']:#x}, {cs['anon_end']:#x})")
     if swap_mismatch:
         s, r, cfi, mod, addr = fr[1] if len(fr) > 1 else (None,) * 5
-        if s is not None or r != "build-id mismatch":
-            why.append(f"frame 1 {fr[1:2]}: want no symbol, reason build-id mismatch")
+        if s is not None or r != "build-id mismatch" or not cfi:
+            why.append(f"frame 1 {fr[1:2]}: want no symbol, reason build-id mismatch, "
+                       f"found by CFI")
     v2 = [f for f in fr if (f[0] or "").startswith("stallio_v2")]
     if v2:
         why.append(f"frames named from the replacing file: {v2}")

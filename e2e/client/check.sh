@@ -11,7 +11,7 @@
 # fails cleanly without a device, its loader's trampolines are tail calls,
 # its driver has no frame pointers and the app has, and Debian's libdrm
 # and glibc are as vkdrv.c says (what the guest test's expected user
-# stacks rest on).
+# stacks rest on).  Then stallpie, issue 12's client (see below).
 # Prints "ok NAME" / "not ok NAME" lines; exit 1 if any failed.
 set -uo pipefail
 
@@ -138,6 +138,56 @@ if [ -n "$libc" ] && disasm "$libc" ioctl > "$tmp/ioctl"; then
 	grep -q '^syscall' "$tmp/ioctl" && ! grep -q 'rbp' "$tmp/ioctl" && ok=0
 fi
 res $ok libc-ioctl-no-frame
+
+# stallpie (issue 12): both builds write each delay through glibc's
+# write(), also through the anonymous trampoline, and exit 0; wait_idle
+# and present_frame are no tail calls (code follows their call of
+# write@plt / wait_idle@plt), so they have frames for CFI to find; the
+# nofp build's wait_idle and the fp build's differ in keeping %rbp as a
+# frame pointer; the v2 library has another build-id and its decoy where
+# the old wait_idle returns from write().
+for v in fp nofp; do
+	: > "$tmp/pie-ctl"
+	"$O/stallpie-$v/stallpie" --ctl "$tmp/pie-ctl" --tag host write:5 anon:7 \
+		> "$tmp/pie-$v.jsonl" 2> "$tmp/pie-$v.err"
+	rc=$?
+	python3 - "$tmp/pie-$v.jsonl" "$tmp/pie-ctl" "$rc" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert int(sys.argv[3]) == 0
+assert [l["event"] for l in lines] == ["start", "stall", "stall", "exit"], lines
+assert lines[0]["comm"] == "stallpie"
+st = lines[1:3]
+assert [(l["kind"], l["site"], l["delay_ms"], l["ret"], l["errno"]) for l in st] == \
+    [("write", "request_wait", 5, 1, ""), ("anon", "request_wait", 7, 1, "")], st
+assert st[1]["anon_end"] - st[1]["anon_start"] == 4096 and "anon_start" not in st[0]
+assert lines[3]["failures"] == 0
+assert open(sys.argv[2]).read() == "57", open(sys.argv[2]).read()
+PY
+	res $? "stallpie-$v-host-run"
+	objdump -d --no-show-raw-insn "$O/stallpie-$v/libstallio.so" |
+		sed -n '/<wait_idle>:/,/^$/p' > "$tmp/wi-$v"
+	objdump -d --no-show-raw-insn "$O/stallpie-$v/libstallfmt.so" |
+		sed -n '/<present_frame>:/,/^$/p' > "$tmp/pf-$v"
+	ok=1
+	grep -A1 'call.*<write@plt>' "$tmp/wi-$v" | tail -n 1 | grep -qv 'ret\|jmp' &&
+		grep -A1 'call.*<ioctl@plt>' "$tmp/wi-$v" | tail -n 1 | grep -qv 'ret\|jmp' &&
+		grep -A1 'call.*<wait_idle@plt>' "$tmp/pf-$v" | tail -n 1 | grep -qv 'ret\|jmp' &&
+		! grep -q 'jmp.*@plt' "$tmp/wi-$v" "$tmp/pf-$v" && ok=0
+	res $ok "stallpie-$v-no-tail-calls"
+done
+ok=1
+grep -q 'mov *%rsp,%rbp' "$tmp/wi-fp" && ! head -n 4 "$tmp/wi-nofp" | grep -q 'mov *%rsp,%rbp' && ok=0
+res $ok stallpie-fp-nofp-frames
+bid() { readelf -n "$1" | sed -n 's/^ *Build ID: *//p'; }
+# the return address into wait_idle: the instruction after its call of write()
+off=$(grep -A1 'call.*<write@plt>' "$tmp/wi-fp" | tail -n 1 | awk -F: '{ gsub(/ /, "", $1); print $1 }')
+dec=$(nm -S "$O/stallpie-v2/libstallio.so" | awk '$4 == "stallio_v2_decoy" { print $1, $2 }')
+ok=1
+[ -n "$off" ] && [ -n "$dec" ] && [ "$(bid "$O/stallpie-fp/libstallio.so")" != "$(bid "$O/stallpie-v2/libstallio.so")" ] &&
+	python3 -c "import sys; o, s, n = (int(x, 16) for x in sys.argv[1:]); sys.exit(0 if s <= o < s + n else 1)" \
+		"$off" $dec && ok=0
+res $ok stallpie-v2-decoy-covers-wait-idle
 
 if command -v gdb > /dev/null; then
 	: > "$tmp/ctl"

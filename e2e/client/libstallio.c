@@ -6,8 +6,9 @@
  * stores the result after the call.
  *
  * -DVARIANT=2 builds the library that replaces it on disk in the test (same
- * soname, same entry point, another build-id, other code in front): a
- * reader that symbolized an old record with it would print stallio_v2_*.
+ * soname, same entry point, another build-id, 1 KiB of other code in
+ * front): a reader that symbolized an old record's wait_idle frame with it
+ * would print stallio_v2_decoy.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@ EXPORT __attribute__((noinline)) long stallio_v2_decoy(struct stall_dev *dev, un
 
 	for (i = 0; i < n; i++)
 		s += (long)dev->frames * i + (long)(i ^ 0x5a5a) * (s | 1) + (s >> 3);
+	/* 1 KiB of code: the old wait_idle's offsets fall in here */
+	__asm__ volatile(".fill 1024, 1, 0x90" ::: "memory");
 	return s;
 }
 
