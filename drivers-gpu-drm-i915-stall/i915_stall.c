@@ -547,7 +547,9 @@ static u32 stall_copy_ustack(u8 *dst, unsigned long sp, u32 size)
 }
 
 /* Address ranges that stall_fill_maps() found no executable file in. */
-#define STALL_MISS_MAX	8
+#define STALL_MISS_MAX	16
+/* VMA lookups the words of one stack snapshot may cost, at most. */
+#define STALL_SCAN_LOOKUPS	32
 
 /**
  * struct stall_miss - user addresses with no executable file mapping
@@ -572,6 +574,7 @@ struct stall_miss {
  * @next_miss: the entry of @miss to replace when it is full
  * @last_map: the entry of @maps the last address fell in
  * @last_miss: the entry of @miss the last address fell in
+ * @lookups: VMA lookups the words of the snapshot may still cost
  *
  * Words of a stack alternate between a few ranges (saved frame pointers
  * in the stack, return addresses in the text): @last_map and @last_miss
@@ -587,6 +590,7 @@ struct stall_maps {
 	unsigned int next_miss;
 	unsigned int last_map;
 	unsigned int last_miss;
+	unsigned int lookups;
 };
 
 static u8 stall_maps_miss(struct stall_maps *m, unsigned long start,
@@ -720,12 +724,15 @@ static void stall_map_save(struct stall_maps *m, struct i915_stall_map *map,
 
 /*
  * The entry of maps[] that user address @addr falls in, added if need be,
- * or the I915_STALL_FRAME_* reason there is none.
+ * or the I915_STALL_FRAME_* reason there is none.  A word of the snapshot
+ * (@word) that needs a VMA lookup past the budget is not looked up: the
+ * record says so (F_MAPS_CUT), and the cost of a record stays bounded
+ * whatever the stack holds.
  */
-static u8 stall_map_addr(struct stall_maps *m, unsigned long addr)
+static u8 stall_map_addr(struct stall_maps *m, unsigned long addr, bool word)
 {
 	struct i915_stall_record *s = m->s;
-	struct vm_area_struct *vma;
+	struct vm_area_struct *vma, *prev;
 	unsigned int i;
 
 	i = m->last_map;
@@ -748,10 +755,19 @@ static u8 stall_map_addr(struct stall_maps *m, unsigned long addr)
 		}
 	}
 
-	vma = find_vma(m->mm, addr);
+	if (word) {
+		if (!m->lookups) {
+			s->flags |= I915_STALL_F_MAPS_CUT;
+			return I915_STALL_FRAME_NOVMA;
+		}
+		m->lookups--;
+	}
+
+	/* A gap between two mappings is remembered whole. */
+	vma = find_vma_prev(m->mm, addr, &prev);
 	if (!vma || addr < vma->vm_start)
-		return stall_maps_miss(m, addr & PAGE_MASK,
-				       vma ? vma->vm_start : PAGE_ALIGN(addr + 1),
+		return stall_maps_miss(m, prev ? prev->vm_end : 0,
+				       vma ? vma->vm_start : TASK_SIZE_MAX,
 				       I915_STALL_FRAME_NOVMA);
 	if (!(vma->vm_flags & VM_EXEC))
 		return stall_maps_miss(m, vma->vm_start, vma->vm_end,
@@ -787,6 +803,7 @@ static void stall_fill_maps(const struct i915_stall_rings *rings,
 		.ring = rings->ring[smp_processor_id()],
 		.s = s,
 		.maps = stall_rec_maps(s),
+		.lookups = STALL_SCAN_LOOKUPS,
 	};
 	unsigned int i;
 
@@ -797,7 +814,7 @@ static void stall_fill_maps(const struct i915_stall_rings *rings,
 	}
 
 	for (i = 0; i < s->ustack_depth; i++)
-		s->ustack_map[i] = stall_map_addr(&m, s->ustack[i]);
+		s->ustack_map[i] = stall_map_addr(&m, s->ustack[i], false);
 
 	/* Return addresses the frame-pointer walk skipped, for CFI. */
 	for (i = -s->user_sp & (word - 1); i + word <= s->ustack_size; i += word) {
@@ -808,7 +825,9 @@ static void stall_fill_maps(const struct i915_stall_rings *rings,
 		else
 			v = get_unaligned((const u32 *)(snap + i));
 		if (v >= mmap_min_addr && v < TASK_SIZE_MAX)
-			stall_map_addr(&m, v);
+			stall_map_addr(&m, v, true);
+		if (s->flags & I915_STALL_F_MAPS_CUT)
+			break;
 	}
 
 	mmap_read_unlock(m.mm);

@@ -101,6 +101,7 @@ enum i915_stall_outcome {
 #define I915_STALL_F_USER_REGS		0x80 /* 1.2: user_ip/sp/bp and the snapshot valid */
 #define I915_STALL_F_MAPS_NOLOCK	0x100 /* 1.2: mmap lock not taken, no map saved */
 #define I915_STALL_F_MAPS_FULL		0x200 /* 1.2: more executable mappings than map_max */
+#define I915_STALL_F_MAPS_CUT		0x400 /* 1.2: snapshot words left unlooked-up (cost cap) */
 
 /*
  * struct i915_stall_record.ustack_map[i], 1.2: the index of the entry of

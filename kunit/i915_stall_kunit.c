@@ -2371,7 +2371,7 @@ static struct kunit_suite stall_syncobj_suite = {
  * ring of their own and on memory mapped into the test's mm.
  */
 
-#define TEST_USTACK	256
+#define TEST_USTACK	512
 
 /* A zeroed record with room for TEST_USTACK bytes of user stack. */
 static struct i915_stall_record *user_record(struct kunit *test,
@@ -2680,6 +2680,46 @@ static void stall_user_file_cache(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, map->build_id, other, 20);
 }
 
+/*
+ * The words of a snapshot cost at most STALL_SCAN_LOOKUPS VMA lookups:
+ * past them, the record says so and names nothing more.
+ */
+static void stall_user_maps_cut(struct kunit *test)
+{
+	const struct i915_stall_rings *rings;
+	struct i915_stall_record *s = user_record(test, &rings);
+	struct file *file = user_elf_file(test, true);
+	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	u64 *words = (u64 *)stall_rec_ustack(rings, s);
+	static const unsigned int counts[] = { STALL_SCAN_LOOKUPS - 1, STALL_SCAN_LOOKUPS + 8 };
+	unsigned long data[STALL_SCAN_LOOKUPS + 8];
+	unsigned int i, c, n;
+
+	/* as many mappings that cannot merge */
+	for (i = 0; i < ARRAY_SIZE(data); i++)
+		data[i] = user_map(test, NULL, i & 1 ? PROT_READ : PROT_READ | PROT_WRITE, 0);
+
+	for (c = 0; c < ARRAY_SIZE(counts); c++) {
+		/* a word into each of n of them, then one into the text */
+		n = counts[c];
+		for (i = 0; i < n; i++)
+			words[i] = data[i] + 8;
+		words[n] = text + 0x10;
+		s->flags = 0;
+		s->map_count = 0;
+		s->user_sp = 0x7fff0000;
+		s->ustack_size = (n + 1) * sizeof(u64);
+		stall_user_fill_maps(rings, s);
+		if (n < STALL_SCAN_LOOKUPS) {
+			KUNIT_EXPECT_EQ(test, s->flags, 0);
+			KUNIT_EXPECT_EQ(test, s->map_count, 1);
+		} else {
+			KUNIT_EXPECT_EQ(test, s->flags, I915_STALL_F_MAPS_CUT);
+			KUNIT_EXPECT_EQ(test, s->map_count, 0);
+		}
+	}
+}
+
 struct user_junk_arg {
 	u16 map_count;
 	u32 ustack_size;
@@ -2764,6 +2804,7 @@ static struct kunit_case stall_user_cases[] = {
 	KUNIT_CASE(stall_user_maps_nolock),
 	KUNIT_CASE(stall_user_maps_full),
 	KUNIT_CASE(stall_user_file_cache),
+	KUNIT_CASE(stall_user_maps_cut),
 	KUNIT_CASE(stall_user_snapshot_clears),
 	KUNIT_CASE(stall_user_ustack_bytes),
 	{}

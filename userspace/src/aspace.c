@@ -360,7 +360,7 @@ static struct aspace *rec_space_new(const struct srec *r, uint64_t h)
 	as->rec_maps = xmalloc(len);
 	memcpy(as->rec_maps, r->maps, len);
 	as->rec_nmaps = r->map_count;
-	as->rec_full = r->flags & FMT_F_MAPS_FULL;
+	as->rec_full = r->flags & (FMT_F_MAPS_FULL | FMT_F_MAPS_CUT);
 	as->pm.tgid = r->tgid;
 	as->pm.maps = xcalloc(r->map_count, sizeof(*as->pm.maps));
 	as->pm.nmaps = r->map_count;
@@ -403,7 +403,7 @@ static struct aspace *rec_space(const struct srec *r)
 		for (hh = h & (A.rcap - 1); A.rt[hh]; hh = (hh + 1) & (A.rcap - 1)) {
 			as = A.rt[hh];
 			if (as->tgid == r->tgid && as->rec_nmaps == r->map_count &&
-			    as->rec_full == !!(r->flags & FMT_F_MAPS_FULL) &&
+			    as->rec_full == !!(r->flags & (FMT_F_MAPS_FULL | FMT_F_MAPS_CUT)) &&
 			    !memcmp(as->rec_maps, r->maps, len))
 				return as;
 		}

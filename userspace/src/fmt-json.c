@@ -143,7 +143,7 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 		{ I915_STALL_F_ENGINE, "engine" }, { I915_STALL_F_FENCE, "fence" },
 		{ I915_STALL_F_OWNER, "owner" },
 		{ FMT_F_USER_REGS, "user_regs" }, { FMT_F_MAPS_NOLOCK, "maps_nolock" },
-		{ FMT_F_MAPS_FULL, "maps_full" },
+		{ FMT_F_MAPS_FULL, "maps_full" }, { FMT_F_MAPS_CUT, "maps_cut" },
 	};
 	const struct srec *r = ss->r;
 	struct sbuf *b = &o->b;

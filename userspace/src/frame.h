@@ -21,7 +21,8 @@
 	X(R_NO_MAP, "no map", "the address is in no mapping of the process") \
 	X(R_ANON, "anon", "anonymous memory: JIT code, heap or stack")	\
 	X(R_MAPS_FULL, "maps full", "format 1.2: the record's table of mappings " \
-	  "was full, this frame's mapping is not in it")		\
+	  "was full, or the kernel capped its lookups, and this frame's mapping " \
+	  "is not in it")						\
 	X(R_MAPS_NOLOCK, "maps not saved", "format 1.2: the kernel could not take the " \
 	  "mmap lock, so the record has no mappings")			\
 	/* user frames: the file */					\
