@@ -12,7 +12,13 @@
 # threshold, clear; EINVAL on bad control-file writes; and vkapp, the
 # Vulkan-shaped client, whose syncobj waits through Debian's libdrm must each
 # be recorded once with their site, fence count, sync flags, fence, owner,
-# the user frames a frame-pointer walk can reach, and duration.
+# the user frames a frame-pointer walk can reach, and duration; and
+# stallpie (issue 12), a PIE client with two libraries waiting through
+# glibc's write() and ioctl(), built with and without frame pointers, gone
+# before the cat: its format 1.2 records (registers, snapshot, maps with
+# build-ids, FRAME_ANON, a library replaced on disk) and the reader's
+# chains by CFI in the guest, with --symfs and with a build-id tree only
+# (e2e/check_pie.py).
 #
 # Writes "ok NAME" / "not ok NAME" lines to $RESULTS/e2e.results; work files
 # in $OUT/e2e.  Exit status non-zero if any check failed.
