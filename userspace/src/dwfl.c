@@ -52,6 +52,8 @@ static struct {
 	struct aspace *lru_head, *lru_tail;	/* most recently used first */
 	size_t nopen;
 	bool warned_special;
+	bool libdw_unwind;	/* I915_STALLS_UNWIND=libdw: no rule cache */
+	unsigned long unw_fast, unw_libdw, rules_hit, rules_miss;
 } D;
 
 /* ---------------------------------------------------------------- paths */
@@ -283,12 +285,17 @@ void dwfl_layer_init(void)
 	D.cb.find_debuginfo = find_debuginfo_cb;
 	D.cb.section_address = dwfl_offline_section_address;
 	D.cb.debuginfo_path = &D.debuginfo_path;
+	D.libdw_unwind = getenv("I915_STALLS_UNWIND") &&
+			 !strcmp(getenv("I915_STALLS_UNWIND"), "libdw");
 }
 
 void dwfl_layer_end(void)
 {
 	size_t i;
 
+	if (D.unw_fast || D.unw_libdw)
+		infox("CFI unwinds: %lu from the rule cache, %lu by libdw; rules: %lu hits, "
+		      "%lu from libdw", D.unw_fast, D.unw_libdw, D.rules_hit, D.rules_miss);
 	free(D.debuginfo_path);
 	for (i = 0; i < D.ndebug_dirs; i++)
 		free(D.debug_dirs[i]);
@@ -541,6 +548,8 @@ linear:
 
 /* ---------------------------------------------------------------- spaces */
 
+static void cfi_cache_free(struct aspace *as);
+
 static void lru_unlink(struct aspace *as)
 {
 	if (as->lru_prev)
@@ -577,6 +586,8 @@ void dwfl_space_close(struct aspace *as)
 	as->dwfl = NULL;
 	as->attached = false;
 	as->all_reported = false;
+	as->cfi_fast = 0;
+	cfi_cache_free(as);
 	lru_unlink(as);
 	D.nopen--;
 	for (i = 0; i < as->nmods; i++)
@@ -919,17 +930,26 @@ static bool unw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
+/* The word at addr in r's snapshot, if it lies there. */
+static inline bool snap_read(const struct srec *r, uint64_t addr, uint64_t *result)
+{
+	if (r->snap_size < 8 || addr < r->user_sp || addr - r->user_sp > r->snap_size - 8)
+		return false;
+	memcpy(result, r->snap + (addr - r->user_sp), 8);
+	return true;
+}
+
 static bool unw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	const struct srec *r = U.r;
+	uint64_t v;
 
 	(void)dwfl;
 	(void)arg;
-	if (r->snap_size < 8 || addr < r->user_sp || addr - r->user_sp > r->snap_size - 8) {
+	if (!snap_read(U.r, addr, &v)) {
 		U.oob = true;
 		return false;
 	}
-	memcpy(result, r->snap + (addr - r->user_sp), 8);
+	*result = v;
 	return true;
 }
 
@@ -1046,6 +1066,359 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+/*
+ * The same walk from rules cached per address space: what libdw's CFI says at each lookup address (the PC of the
+ * first frame, the return address - 1 of the others) is asked once per
+ * Dwfl, as dwarf_cfi_addrframe(), dwarf_frame_cfa() and
+ * dwarf_frame_register() give it, and each record is then unwound by
+ * reading its snapshot, with the steps of elfutils 0.188's
+ * __libdwfl_frame_unwind() and handle_cfi() for the x86_64 backend (17
+ * registers, rip the return address register, no address mask, no
+ * return address offset) and expr_eval() for the rules compilers emit:
+ * undefined, same value, offset(N), val_offset(N), register(R), the CFA a
+ * register plus an offset.  Every register is unwound, so that the reads
+ * outside the snapshot, which decide the end reasons, are libdw's.  A
+ * rule outside that set (an expression, a signal frame's CIE, another
+ * return address register) sends the record to dwfl_getthread_frames():
+ * so the frames, their stack pointers and the end are the same either way
+ * (I915_STALLS_UNWIND=libdw unwinds every record with libdw, to compare;
+ * tests/format12.sh does).
+ */
+#define UNW_NREGS 17		/* x86_64: ebl_frame_nregs() */
+#define CFI_CACHE_MAX 4096	/* rules per space; then the cache starts again */
+
+enum { CE_EMPTY, CE_RULES, CE_STOP, CE_SLOW };
+enum { RR_UNDEF, RR_SAME, RR_OFF, RR_VALOFF, RR_REG };
+
+struct cfi_ent {
+	uint64_t a;		/* the lookup address */
+	uint8_t kind;		/* CE_*; CE_STOP: no CFI covers a */
+	uint8_t end;		/* CE_STOP: UEND_NO_CFI or UEND_NO_MAP */
+	uint8_t cfa_reg;	/* the CFA is cfa_reg + cfa_off */
+	uint8_t rule[UNW_NREGS];	/* RR_* */
+	int32_t cfa_off;
+	int32_t arg[UNW_NREGS];	/* the offset, or RR_REG's register */
+};
+
+/* v as an entry's offset, if it fits */
+static bool put_off(uint64_t v, int32_t *off)
+{
+	*off = (int32_t)(int64_t)v;
+	return (int64_t)*off == (int64_t)v;
+}
+
+struct cfi_cache {
+	struct cfi_ent *t;
+	size_t n, cap;
+};
+
+static void cfi_cache_free(struct aspace *as)
+{
+	if (as->cfi) {
+		free(as->cfi->t);
+		free(as->cfi);
+		as->cfi = NULL;
+	}
+}
+
+/* One register's rule as handle_cfi() evaluates it; false: not expressible. */
+static bool reg_rule(Dwarf_Frame *fr, int regno, uint8_t *rule, int32_t *arg)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+
+	if (dwarf_frame_register(fr, regno, mem, &ops, &nops))
+		return false;
+	*arg = 0;
+	if (nops == 0) {
+		if (ops == mem)
+			*rule = RR_UNDEF;
+		else if (!ops)
+			*rule = RR_SAME;
+		else
+			return false;
+		return true;
+	}
+	if (nops == 1 && (ops[0].atom == DW_OP_regx ||
+			  (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31))) {
+		uint64_t reg = ops[0].atom == DW_OP_regx ? ops[0].number :
+			       (uint64_t)(ops[0].atom - DW_OP_reg0);
+
+		*arg = (int32_t)reg;
+		*rule = RR_REG;
+		return reg < UNW_NREGS;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	*rule = RR_OFF;
+	ops++;
+	nops--;
+	if (nops && ops[0].atom == DW_OP_plus_uconst) {
+		if (!put_off(ops[0].number, arg))
+			return false;
+		ops++;
+		nops--;
+	}
+	if (nops && ops[0].atom == DW_OP_stack_value) {
+		*rule = RR_VALOFF;
+		ops++;
+		nops--;
+	}
+	return nops == 0;
+}
+
+/* The rules of one Dwarf_Frame, or CE_SLOW. */
+static void frame_rules(Dwarf_Frame *fr, struct cfi_ent *e)
+{
+	Dwarf_Op *ops;
+	size_t nops;
+	bool signal = false;
+	int ra = dwarf_frame_info(fr, NULL, NULL, &signal), i;
+	uint64_t reg, off;
+
+	e->kind = CE_SLOW;
+	if (ra != UNW_NREGS - 1 || signal || dwarf_frame_cfa(fr, &ops, &nops) || nops != 1)
+		return;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = ops[0].number;
+		off = ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		off = ops[0].number;
+	} else {
+		return;
+	}
+	if (reg >= UNW_NREGS || !put_off(off, &e->cfa_off))
+		return;
+	e->cfa_reg = (uint8_t)reg;
+	for (i = 0; i < UNW_NREGS; i++)
+		if (!reg_rule(fr, i, &e->rule[i], &e->arg[i]))
+			return;
+	e->kind = CE_RULES;
+}
+
+/* What libdw's CFI says at lookup address a: unw_can_step()'s and
+ * __libdwfl_frame_unwind()'s lookup (the module, its .eh_frame, then its
+ * DWARF CFI). */
+static void cfi_lookup(struct aspace *as, Dwfl *dwfl, uint64_t a, struct cfi_ent *e)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, a);
+	int k;
+
+	memset(e, 0, sizeof(*e));
+	e->a = a;
+	for (k = 0; mod && k < 2; k++) {
+		Dwarf_Addr bias = 0;
+		Dwarf_CFI *cfi = k ? dwfl_module_dwarf_cfi(mod, &bias) : dwfl_module_eh_cfi(mod, &bias);
+		Dwarf_Frame *fr = NULL;
+
+		if (cfi && !dwarf_cfi_addrframe(cfi, a - bias, &fr)) {
+			frame_rules(fr, e);
+			free(fr);
+			return;
+		}
+	}
+	e->kind = CE_STOP;
+	e->end = mod || maps_find(&as->pm, a) ? UEND_NO_CFI : UEND_NO_MAP;
+}
+
+static const struct cfi_ent *cfi_get(struct aspace *as, Dwfl *dwfl, uint64_t a)
+{
+	struct cfi_cache *c = as->cfi;
+	size_t i;
+
+	if (!c)
+		c = as->cfi = xcalloc(1, sizeof(*c));
+	if (c->cap)
+		for (i = hash_mix(0xcf1, a) & (c->cap - 1); c->t[i].kind != CE_EMPTY;
+		     i = (i + 1) & (c->cap - 1))
+			if (c->t[i].a == a) {
+				D.rules_hit++;
+				return &c->t[i];
+			}
+	D.rules_miss++;
+	if (c->n >= CFI_CACHE_MAX) {	/* start again */
+		memset(c->t, 0, c->cap * sizeof(*c->t));
+		c->n = 0;
+	}
+	if ((c->n + 1) * 2 > c->cap) {
+		struct cfi_cache old = *c;
+
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->t = xcalloc(c->cap, sizeof(*c->t));
+		for (i = 0; i < old.cap; i++)
+			if (old.t[i].kind != CE_EMPTY) {
+				size_t j = hash_mix(0xcf1, old.t[i].a) & (c->cap - 1);
+
+				while (c->t[j].kind != CE_EMPTY)
+					j = (j + 1) & (c->cap - 1);
+				c->t[j] = old.t[i];
+			}
+		free(old.t);
+	}
+	for (i = hash_mix(0xcf1, a) & (c->cap - 1); c->t[i].kind != CE_EMPTY; i = (i + 1) & (c->cap - 1))
+		;
+	cfi_lookup(as, dwfl, a, &c->t[i]);
+	c->n++;
+	return &c->t[i];
+}
+
+/* A register state: values and which are known. */
+struct ustate {
+	uint64_t reg[UNW_NREGS];
+	uint32_t set;
+	uint64_t pc;
+	bool has_pc;		/* DWFL_FRAME_STATE_PC_SET */
+};
+
+#define HAS(st, r) (((st)->set >> (r)) & 1)
+
+/*
+ * handle_cfi(): the caller's state from s by e's rules; whether a read
+ * fell outside the snapshot.
+ */
+static bool rules_step(const struct cfi_ent *e, const struct srec *r, const struct ustate *s,
+		       struct ustate *n)
+{
+	bool cfa_ok = HAS(s, e->cfa_reg), oob = false;
+	uint64_t cfa = s->reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off, v;
+	int i;
+
+	n->set = 0;
+	n->has_pc = false;
+	for (i = 0; i < UNW_NREGS; i++) {
+		switch (e->rule[i]) {
+		case RR_UNDEF:	/* rip too: no PC, as libdw's PC_UNDEFINED */
+			continue;
+		case RR_SAME:
+			if (!HAS(s, i))
+				continue;
+			v = s->reg[i];
+			break;
+		case RR_REG:
+			if (!HAS(s, e->arg[i]))
+				continue;
+			v = s->reg[e->arg[i]];
+			break;
+		case RR_OFF:
+			if (!cfa_ok)
+				continue;
+			if (!snap_read(r, cfa + (uint64_t)(int64_t)e->arg[i], &v)) {
+				oob = true;
+				continue;
+			}
+			break;
+		default:	/* RR_VALOFF */
+			if (!cfa_ok)
+				continue;
+			v = cfa + (uint64_t)(int64_t)e->arg[i];
+			break;
+		}
+		n->reg[i] = v;
+		n->set |= 1u << i;
+	}
+	if (HAS(n, UNW_NREGS - 1) && n->reg[UNW_NREGS - 1]) {
+		n->pc = n->reg[UNW_NREGS - 1];
+		n->has_pc = true;
+	}
+	return oob;
+}
+
+/*
+ * unw_frame(), unw_can_step() and dwfl_getthread_frames() over cached
+ * rules; false (out unspecified) when a rule needs libdw.
+ */
+static bool cached_unwind(struct aspace *as, Dwfl *dwfl, const struct srec *r, struct ucfi *o)
+{
+	struct ustate st[2], *s = &st[0], *n = &st[1], *t;
+	const struct cfi_ent *e = NULL;
+	bool initial = true, have_cfa = false, last_oob = false;
+	uint64_t cfa = 0;
+
+	s->set = 1u << 6 | 1u << 7;
+	s->reg[6] = r->user_bp;
+	s->reg[7] = r->user_sp;
+	s->pc = r->user_ip;
+	for (;;) {
+		bool act = initial, step_oob = false;
+		uint64_t sp, pc = s->pc;
+
+		if (!initial) {
+			/* dwfl_frame_pc(isactivation) unwinds this frame first */
+			e = cfi_get(as, dwfl, pc - 1);
+			if (e->kind == CE_SLOW)
+				return false;
+			if (e->kind == CE_RULES)
+				step_oob = rules_step(e, r, s, n);
+		}
+		sp = HAS(s, 7) ? s->reg[7] : o->n ? 0 : r->user_sp;
+		if (o->n && have_cfa && sp != cfa) {
+			o->end = last_oob ? UEND_SNAPSHOT : UEND_ERROR;
+			o->end_addr = o->pc[o->n - 1];
+			return true;
+		}
+		if (o->n == USTACK_CFI_MAX) {
+			o->end = UEND_DEPTH;
+			o->end_addr = pc;
+			return true;
+		}
+		o->pc[o->n] = pc;
+		o->sp[o->n] = sp;
+		o->activation[o->n] = act;
+		o->n++;
+		last_oob = step_oob;
+		if (initial) {
+			e = cfi_get(as, dwfl, pc);
+			if (e->kind == CE_SLOW)
+				return false;
+		}
+		if (e->kind == CE_STOP) {
+			o->end = e->end;
+			o->end_addr = pc;
+			return true;
+		}
+		have_cfa = HAS(s, e->cfa_reg);
+		cfa = s->reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off;
+		if (initial)
+			rules_step(e, r, s, n);	/* its reads are not looked at */
+		if (!n->has_pc) {
+			/* PC undefined: dwfl_getthread_frames() returns 0 */
+			if (last_oob) {
+				o->end = UEND_SNAPSHOT;
+				o->end_addr = o->pc[o->n - 1];
+			} else {
+				o->end = UEND_NONE;
+			}
+			return true;
+		}
+		t = s;
+		s = n;
+		n = t;
+		initial = false;
+	}
+}
+
+/* Whether every module libdw may take its backend from is x86_64's, the
+ * machine the rules above are for. */
+static bool space_x86_64(struct aspace *as)
+{
+	size_t i;
+
+	for (i = 0; i < as->nmods; i++) {
+		GElf_Addr bias;
+		GElf_Ehdr eh;
+		Elf *elf;
+
+		if (as->mods[i].state <= 0)
+			continue;
+		elf = dwfl_module_getelf(as->mods[i].mod, &bias);
+		if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+		    eh.e_ident[EI_CLASS] != ELFCLASS64)
+			return false;
+	}
+	return true;
+}
+
 void dwfl_unwind(struct aspace *as, const struct srec *r, struct ucfi *out)
 {
 	Dwfl *dwfl;
@@ -1079,6 +1452,17 @@ void dwfl_unwind(struct aspace *as, const struct srec *r, struct ucfi *out)
 		}
 		as->attached = true;
 	}
+	if (!as->cfi_fast)
+		as->cfi_fast = space_x86_64(as) ? 1 : -1;
+	if (as->cfi_fast > 0 && !D.libdw_unwind) {
+		if (cached_unwind(as, dwfl, r, out)) {
+			D.unw_fast++;
+			return;
+		}
+		memset(out, 0, sizeof(*out));
+		out->end_addr = r->user_ip;
+	}
+	D.unw_libdw++;
 	U.r = r;
 	U.as = as;
 	U.out = out;

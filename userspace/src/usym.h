@@ -90,6 +90,8 @@ struct aspace {
 	bool rec_full;			/* the record had F_MAPS_FULL */
 	bool attached;			/* dwfl.c: dwfl_attach_state() done */
 	bool all_reported;		/* dwfl.c: every module reported (to unwind) */
+	signed char cfi_fast;		/* dwfl.c: 0 unknown, 1 the cache may unwind, -1 not */
+	struct cfi_cache *cfi;		/* dwfl.c: CFI rules by address, while the Dwfl is open */
 	void *dwfl;			/* Dwfl, while open */
 	struct aspace *lru_prev, *lru_next;	/* spaces with an open Dwfl */
 };
