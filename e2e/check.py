@@ -751,6 +751,18 @@ def main():
     check_vkapp(g, R, a.hz)
     check_pie(g, R, a.rootfs, check, read, jsonl, match, describe)
 
+    # the reader's CFI walk from cached rules against libdw's own, on the
+    # guest's records and variants of them (unwind_compare.py): vkapp's five
+    # waits all unwound from the cache
+    uc = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "unwind_compare.py"),
+                         a.reader, a.rootfs, os.path.join(a.work, "unwind"),
+                         os.path.join(g, "stalls-vk.bin"), os.path.join(g, "stalls.bin")],
+                        capture_output=True, text=True)
+    check("unwind-cache-exact", uc.returncode == 0 and
+          "stalls-vk.bin: 5 records from the rule cache, 0 by libdw" in uc.stdout,
+          f"rc {uc.returncode}\n{uc.stdout}{uc.stderr[-3000:]}")
+
     failed = [n for n, ok in results if not ok]
     diag(f"{len(results) - len(failed)} checks ok, {len(failed)} not ok")
     return 1 if failed else 0
