@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clientio.h"
 #include "gpu.h"
 
 #define MAX_FRAMES 64
@@ -61,41 +62,6 @@ struct plan {
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *tag = "";
 static int ctl_fd = -1;
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static const char *errname(long err)
-{
-	const char *n;
-
-	if (!err)
-		return "";
-	n = strerrorname_np((int)err);
-	return n ? n : "EUNKNOWN";
-}
-
-/* A JSON string of printable ASCII; anything else is escaped. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
 static void thread_comm(char comm[17])
 {

@@ -45,6 +45,7 @@
 #include <drm.h>
 
 #include "i915_stall_mock.h"
+#include "clientio.h"
 #include "stallpie.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -65,40 +66,6 @@ static const unsigned char tramp_code[] = {
 	0x48, 0x89, 0xd6, 0xff, 0xd0, 0x5d, 0xc3,
 };
 typedef long (*tramp_fn)(wait_fn fn, struct stall_dev *dev, unsigned int ms);
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static const char *errname(int err)
-{
-	const char *n;
-
-	if (!err)
-		return "";
-	n = strerrorname_np(err);
-	return n ? n : "EUNKNOWN";
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
 static NOINLINE long run_frame(struct stall_dev *dev, const char *kind, unsigned int ms)
 {

@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clientio.h"
 #include "vk.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -95,30 +96,6 @@ struct wait {
 	int named;			/* 0: null */
 	uint64_t context, seqno;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
 static void report(const struct wait *w)
 {
