@@ -236,8 +236,7 @@ struct i915_stall_ring {
  * struct i915_stall_rings - a set of per-CPU rings, replaced as a whole
  * @slots: slots per ring, a power of two
  * @stride: bytes of a slot: the record, its maps and its stack snapshot
- * @ustack_bytes: bytes of user stack a slot holds, at @ustack_offset
- * @ustack_offset: offset of the user stack snapshot in a slot
+ * @ustack_bytes: bytes of user stack a slot holds, at STALL_USTACK_OFFSET
  * @ring: one ring per possible CPU, indexed by CPU number
  *
  * A slot is laid out as a record of format 1.2: the struct
@@ -248,18 +247,16 @@ struct i915_stall_rings {
 	u32 slots;
 	u32 stride;
 	u32 ustack_bytes;
-	u32 ustack_offset;
 	struct i915_stall_ring *ring[];
 };
 
 #define STALL_MAPS_OFFSET	sizeof(struct i915_stall_record)
+#define STALL_USTACK_OFFSET	(STALL_MAPS_OFFSET + STALL_MAP_MAX * sizeof(struct i915_stall_map))
 
 /* Bytes of a slot that holds @ustack_bytes of user stack. */
 static u32 stall_stride(u32 ustack_bytes)
 {
-	return round_up(STALL_MAPS_OFFSET +
-			STALL_MAP_MAX * sizeof(struct i915_stall_map) +
-			ustack_bytes, 8);
+	return round_up(STALL_USTACK_OFFSET + ustack_bytes, 8);
 }
 
 static struct i915_stall_map *stall_rec_maps(struct i915_stall_record *s)
@@ -267,10 +264,9 @@ static struct i915_stall_map *stall_rec_maps(struct i915_stall_record *s)
 	return (void *)s + STALL_MAPS_OFFSET;
 }
 
-static u8 *stall_rec_ustack(const struct i915_stall_rings *rings,
-			    struct i915_stall_record *s)
+static u8 *stall_rec_ustack(struct i915_stall_record *s)
 {
-	return (u8 *)s + rings->ustack_offset;
+	return (u8 *)s + STALL_USTACK_OFFSET;
 }
 
 /**
@@ -328,8 +324,6 @@ static struct i915_stall_rings *stall_rings_alloc(u32 slots, u32 ustack_bytes)
 	rings->slots = slots;
 	rings->stride = stall_stride(ustack_bytes);
 	rings->ustack_bytes = ustack_bytes;
-	rings->ustack_offset = STALL_MAPS_OFFSET +
-			       STALL_MAP_MAX * sizeof(struct i915_stall_map);
 
 	for_each_possible_cpu(cpu) {
 		struct i915_stall_ring *ring;
@@ -797,7 +791,7 @@ static u8 stall_map_addr(struct stall_maps *m, unsigned long addr, bool word)
 static void stall_fill_maps(const struct i915_stall_rings *rings,
 			    struct i915_stall_record *s, unsigned int word)
 {
-	const u8 *snap = stall_rec_ustack(rings, s);
+	const u8 *snap = stall_rec_ustack(s);
 	struct stall_maps m = {
 		.mm = current->mm,
 		.ring = rings->ring[smp_processor_id()],
@@ -879,7 +873,7 @@ static void stall_fill_user(const struct i915_stall_rings *rings,
 	s->user_sp = regs->sp;
 	s->user_bp = regs->bp;
 	s->flags |= I915_STALL_F_USER_REGS;
-	s->ustack_size = stall_copy_ustack(stall_rec_ustack(rings, s), regs->sp,
+	s->ustack_size = stall_copy_ustack(stall_rec_ustack(s), regs->sp,
 					   rings->ustack_bytes);
 
 	stall_fill_maps(rings, s, word);
@@ -1521,8 +1515,8 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 		/* What an older record left in the slot is not in the file. */
 		memset(stall_rec_maps(rec) + rec->map_count, 0,
 		       (STALL_MAP_MAX - rec->map_count) * sizeof(struct i915_stall_map));
-		memset(stall_rec_ustack(rings, rec) + rec->ustack_size, 0,
-		       rings->stride - rings->ustack_offset - rec->ustack_size);
+		memset(stall_rec_ustack(rec) + rec->ustack_size, 0,
+		       rings->stride - STALL_USTACK_OFFSET - rec->ustack_size);
 
 		rec->seq = n - base;
 		emitted++;
@@ -1568,7 +1562,7 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 	h->map_max = STALL_MAP_MAX;
 	h->ustack_snapshot_max = rings ? rings->ustack_bytes : log->ustack_bytes;
 	h->maps_offset = STALL_MAPS_OFFSET;
-	h->ustack_offset = STALL_MAPS_OFFSET + STALL_MAP_MAX * sizeof(struct i915_stall_map);
+	h->ustack_offset = STALL_USTACK_OFFSET;
 #ifdef MODULE
 	h->flags |= I915_STALL_H_I915_MODULE;
 	h->i915_text_base = (unsigned long)THIS_MODULE->mem[MOD_TEXT].base;

@@ -2530,7 +2530,7 @@ static void stall_user_maps(struct kunit *test)
 	struct file *file = user_elf_file(test, true);
 	const struct i915_stall_map *maps = stall_rec_maps(s);
 	unsigned long text, text2, jit, data;
-	u64 *words = (u64 *)stall_rec_ustack(rings, s);
+	u64 *words = (u64 *)stall_rec_ustack(s);
 
 	text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
 	text2 = user_map(test, file, PROT_READ | PROT_EXEC, 1);
@@ -2690,7 +2690,7 @@ static void stall_user_maps_cut(struct kunit *test)
 	struct i915_stall_record *s = user_record(test, &rings);
 	struct file *file = user_elf_file(test, true);
 	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
-	u64 *words = (u64 *)stall_rec_ustack(rings, s);
+	u64 *words = (u64 *)stall_rec_ustack(s);
 	static const unsigned int counts[] = { STALL_SCAN_LOOKUPS - 1, STALL_SCAN_LOOKUPS + 8 };
 	unsigned long data[STALL_SCAN_LOOKUPS + 8];
 	unsigned int i, c, n;
