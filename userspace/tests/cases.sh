@@ -391,6 +391,44 @@ t_cache_budget() {
 	done
 }
 
+# Past the budget, no frame of the stall being emitted is evicted, not even
+# one that only a stack of that stall holds: the second stall's kernel stack
+# is a cache hit (its frames are not looked up again), then its caller frame
+# needs room past the 1 MiB budget. make_room() marks this stall's stacks'
+# frames (stamp_frames()) before it evicts frames, so it goes over the budget
+# instead; without the marks it frees the first frame of that stack, which
+# is then printed (a use after free: 200 KB entries are unmapped when freed).
+t_cache_keeps_stall_frames() {
+	python3 - "$W/long.kallsyms" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("ffffffff81000000 T _stext\n")
+    for i in range(4):	# four frames of 200 KB each (label, folded, key, name)
+        f.write("%x T kframe%d_%s\n" % (0xffffffff81001000 + i * 0x100, i, "x" * 50000))
+    f.write("ffffffff81002000 T kcaller_%s\n" % ("y" * 50000))
+PY
+	local k=0xffffffff81001010,0xffffffff81001110,0xffffffff81001210,0xffffffff81001310
+	mk "$W/hit.bin" <<-EOF
+		header kernel_anchor_addr=0xffffffff81000000
+		rec cpu=0 start=1 dur=1000 pid=1 tgid=1 k=$k
+		rec cpu=0 start=2 dur=1000 pid=1 tgid=1 caller=0xffffffff81002010 k=$k
+	EOF
+	run 0 --offline --kallsyms "$W/long.kallsyms" -v "$W/hit.bin"
+	mv "$W/out" "$W/hit-big"
+	has "$W/err" "frames 5 (0 hits, 5 misses, 0 evicted), stacks 1 (1 hits, 1 misses, 0 evicted)"
+	run 0 --offline --kallsyms "$W/long.kallsyms" -v --cache-size=1 "$W/hit.bin"
+	# nothing evicted: all of it is the second stall's; over the budget
+	has_re "$W/err" "symbol caches: [0-9]+ of 1048576 bytes; frames 5 \(0 hits, 5 misses, 0 evicted\), stacks 1 \(1 hits, 1 misses, 0 evicted\)$"
+	[ "$(sed -n 's/.*symbol caches: \([0-9]*\) of.*/\1/p' "$W/err")" -gt 1048576 ]
+	cmp "$W/hit-big" "$W/out" || { echo "differs with a small cache"; return 1; }
+	local xs ys
+	xs=$(printf "%50000s" "" | tr " " x)
+	ys=$(printf "%50000s" "" | tr " " y)
+	eq "$(grep -cxF "    #0  0xffffffff81001010 kframe0_$xs+0x10" "$W/out")" 2
+	eq "$(grep -cxF "    #3  0xffffffff81001310 kframe3_$xs+0x10" "$W/out")" 2
+	eq "$(grep -cxF "  caller 0xffffffff81002010 kcaller_$ys+0x10" "$W/out")" 1
+}
+
 # folded and svg spill sorted runs to disk past the budget: the same output
 # with 1 MiB as with room for everything, in bounded memory
 t_folded_bounded() {
