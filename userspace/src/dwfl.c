@@ -273,9 +273,15 @@ void dwfl_layer_init(void)
 	const char *symfs = usym_o.symfs;
 
 	if (symfs && *symfs) {
+		/* libdwfl searches .build-id only under absolute directories */
+		char *abs = symfs[0] == '/' ? NULL : realpath(symfs, NULL);
+
+		if (abs)
+			symfs = abs;
 		D.debuginfo_path = xasprintf(":.debug:%s/usr/lib/debug:/usr/lib/debug", symfs);
 		D.debug_dirs = xcalloc(2, sizeof(*D.debug_dirs));
 		D.debug_dirs[D.ndebug_dirs++] = xasprintf("%s/usr/lib/debug", symfs);
+		free(abs);
 	} else {
 		D.debuginfo_path = xstrdup(":.debug:/usr/lib/debug");
 		D.debug_dirs = xcalloc(1, sizeof(*D.debug_dirs));
