@@ -105,6 +105,76 @@ t_v12_symfs_other_machine() {
 	eq "$(ustack_syms "$W/out")" "$CHAIN_NOFP"
 }
 
+# A map whose path does not fit the record's 80 bytes (d_path() too long)
+# carries the file name alone, without MAP_PATH: the reader never opens a
+# file by that name (not in the working directory, not under --symfs) and
+# finds it by its build-id only, in a .build-id tree (here under --symfs,
+# relative or absolute); with no file of that build-id its frames say "no
+# file", with the name and the offset in the file
+t_v12_name_only_by_build_id() {
+	local long root=$W/bidroot f id
+	long=$W/long/$(printf "%090d" 0 | tr 0 d)
+	rm -rf "$W/long" "$root" "$root"lib* "$root"ustack* "$W/decoy"
+	mkdir -p "$long" "$W/decoy"
+	cp "$U12/fp/ustack-gen" "$U12/fp/libusta.so" "$U12/fp/libustb.so" "$long/"
+	"$long/ustack-gen" plain "$W/long.bin"
+	# the record's maps: the generator's three files by name alone, as the
+	# kernel writes them; libc by its path
+	eq "$(python3 - "$W/long.bin" "$R0" <<'PY'
+import sys
+b, r0 = open(sys.argv[1], "rb").read(), int(sys.argv[2])
+m0, n = r0 + 712, int.from_bytes(b[r0 + 652:r0 + 654], "little")
+out = []
+for i in range(n):
+    m = b[m0 + i * 128:m0 + (i + 1) * 128]
+    name = m[48:128].split(b"\0")[0].decode()
+    if "/" not in name or name.endswith("/libc.so.6"):
+        out.append((name.split("/")[-1], m[45], m[44]))
+print(sorted(out))
+PY
+)" "[('libc.so.6', 3, 20), ('libusta.so', 1, 20), ('libustb.so', 1, 20), ('ustack-gen', 1, 20)]"
+	# files of those names with another build-id, where a name could lead
+	for f in libustb.so ustack-gen libusta.so; do
+		cp "$U12/other/libusta.so" "$W/decoy/$f"
+	done
+	mkdir -p "$root"
+	for f in libustb.so ustack-gen libusta.so; do
+		cp "$W/decoy/$f" "$root/$f"
+		cp "$W/decoy/$f" "$root$f"	# --symfs joined to a name without '/'
+	done
+	# no file with their build-ids: not found, never the decoys
+	(cd "$W/decoy" && run 1 --offline --symfs "$root" "$W/long.bin")
+	has_re "$W/out" "^    #0  0x[0-9a-f]{16} \[unknown: no file\] libustb\.so\+0x[0-9a-f]+$"
+	has_re "$W/out" "^    #1  0x[0-9a-f]{16} \[unknown: no file\] ustack-gen\+0x[0-9a-f]+$"
+	has_re "$W/out" "^    #2  0x[0-9a-f]{16} \[unknown: no file\] ustack-gen\+0x[0-9a-f]+$"
+	has_re "$W/out" "^    #3  0x[0-9a-f]{16} __libc_start_call_main\+0x7a \(/.*/libc\.so\.6\)$"
+	eq "$(grep -c '^    #' "$W/out")" 4
+	hasnt "$W/out" "replaced_"
+	hasnt "$W/out" "mismatch"
+	(cd "$W/decoy" && run 1 --offline --symfs "$root" -F json "$W/long.bin")
+	cp "$W/out" "$W/nofile.json"
+	eq "$(jq_ "$W/out" '[(f["symbol"], f["module"], f["reason"]) for f in d["stalls"][0]["ustack"]][:3]')" \
+		"[(None, 'libustb.so', 'no file'), (None, 'ustack-gen', 'no file'), (None, 'ustack-gen', 'no file')]"
+	# the build-id tree: every frame named, the chain as from the paths
+	for f in libustb.so ustack-gen libusta.so; do
+		id=$(readelf -n "$long/$f" | awk '/Build ID:/ { print $3 }')
+		mkdir -p "$root/usr/lib/debug/.build-id/${id:0:2}"
+		cp "$long/$f" "$root/usr/lib/debug/.build-id/${id:0:2}/${id:2}"
+	done
+	rm -rf "$W/long"
+	run 0 --offline --symfs "$root" -F json "$W/long.bin"
+	eq "$(ustack_syms "$W/out")" "$CHAIN_FP"
+	eq "$(jq_ "$W/out" '[f["module"] for f in d["stalls"][0]["ustack"]][:5]')" \
+		"['libustb.so', 'libustb.so', 'libusta.so', 'ustack-gen', 'ustack-gen']"
+	# the unresolved frames gave the same offsets in the files
+	eq "$(jq_ "$W/out" '[d["stalls"][0]["ustack"][i]["module_offset"] for i in (0, 3, 4)]')" \
+		"$(jq_ "$W/nofile.json" '[f["module_offset"] for f in d["stalls"][0]["ustack"][:3]]')"
+	(cd "$W" && run 0 --offline --symfs bidroot "$W/long.bin")
+	has_re "$W/out" "^    #0  0x[0-9a-f]{16} fake_ioctl\+0xd \(libustb\.so\)$"
+	has_re "$W/out" "^    #2  0x[0-9a-f]{16} a_submit\+0x[0-9a-f]+ \(libusta\.so\) \[cfi\]$"
+	has_re "$W/out" "^    #7  0x[0-9a-f]{16} _start\+0x21 \(ustack-gen\) \[cfi\]$"
+}
+
 # a library replaced after the stall: its frames say so in every format,
 # its new names never appear; CFI cannot go through it
 t_v12_build_id_mismatch() {
