@@ -263,6 +263,12 @@ t_v12_tolerated() {
 	run 0 --offline "$W/compat.bin"
 	has "$W/out" "    [end: 32-bit task, not unwound]"
 	hasnt "$W/out" "[cfi]"
+	# the next record, not unwound (no snapshot), does not inherit that end
+	cat "$W/compat.bin" "$W/nosnap.bin" > "$W/compat-then.bin"
+	run 0 --offline "$W/compat-then.bin"
+	eq "$(grep -c '^    \[end: ' "$W/out")" 1
+	run 0 --offline -F json "$W/compat-then.bin"
+	eq "$(jq_ "$W/out" '[s["ustack_end"] is None for s in d["stalls"]]')" "[False, True]"
 }
 
 # the checks of the new fields: file and byte offset named, exit 2
