@@ -274,6 +274,8 @@ int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct sre
 static int check_v12(const struct stall_file *f, const unsigned char *p, const struct srec *r,
 		     uint64_t off, uint64_t n, struct diag *d)
 {
+	/* map_count <= map_max <= FMT_FRAME_FIRST_FLAG (checked) */
+	uint64_t start[FMT_FRAME_FIRST_FLAG], end[FMT_FRAME_FIRST_FLAG];
 	uint32_t size;
 	unsigned int i, k;
 
@@ -295,28 +297,29 @@ static int check_v12(const struct stall_file *f, const unsigned char *p, const s
 			return diag_fail(d, off + FMT12_REC_USTACK_MAP + i,
 					 "record %llu: ustack_map[%u] %u: no such map (map_count %u)",
 					 (unsigned long long)n, i, r->ustack_map[i], r->map_count);
+	/* the ranges read once: the overlap check compares every pair */
 	for (i = 0; i < r->map_count; i++) {
 		uint64_t moff = off + f->maps_offset + (uint64_t)i * FMT12_MAP_SIZE;
-		struct rmap m, o;
+		const unsigned char *m = r->maps + (size_t)i * FMT12_MAP_SIZE;
+		uint8_t id_size = m[FMT12_MAP_BUILD_ID_SIZE];
 
-		rmap_get(r, i, &m);
-		if (m.start >= m.end)
+		memcpy(&start[i], m + FMT12_MAP_START, 8);
+		memcpy(&end[i], m + FMT12_MAP_END, 8);
+		if (start[i] >= end[i])
 			return diag_fail(d, moff + FMT12_MAP_START,
 					 "record %llu: map %u: start 0x%llx not below end 0x%llx",
-					 (unsigned long long)n, i, (unsigned long long)m.start,
-					 (unsigned long long)m.end);
-		if (m.build_id_size > FMT12_BUILD_ID_LEN)
+					 (unsigned long long)n, i, (unsigned long long)start[i],
+					 (unsigned long long)end[i]);
+		if (id_size > FMT12_BUILD_ID_LEN)
 			return diag_fail(d, moff + FMT12_MAP_BUILD_ID_SIZE,
 					 "record %llu: map %u: build_id_size %u exceeds %u",
-					 (unsigned long long)n, i, m.build_id_size, FMT12_BUILD_ID_LEN);
-		for (k = 0; k < i; k++) {
-			rmap_get(r, k, &o);
-			if (m.start < o.end && o.start < m.end)
+					 (unsigned long long)n, i, id_size, FMT12_BUILD_ID_LEN);
+		for (k = 0; k < i; k++)
+			if (start[i] < end[k] && start[k] < end[i])
 				return diag_fail(d, moff + FMT12_MAP_START,
 						 "record %llu: map %u [0x%llx, 0x%llx) overlaps map %u",
-						 (unsigned long long)n, i, (unsigned long long)m.start,
-						 (unsigned long long)m.end, k);
-		}
+						 (unsigned long long)n, i, (unsigned long long)start[i],
+						 (unsigned long long)end[i], k);
 	}
 	return 0;
 }
