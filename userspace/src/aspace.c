@@ -29,6 +29,7 @@ static struct {
 	size_t n, cap;
 	struct aspace **rt;	/* 1.2 records' own maps: hash by (tgid, maps) */
 	size_t rn, rcap;
+	struct aspace *rlast;	/* the last one rec_space() gave */
 	struct live_verdict *lv;
 	size_t nlv;
 	struct aspace no_maps, other_boot, gone;	/* shared by every process */
@@ -324,18 +325,31 @@ static struct aspace *space_new(const struct archive *ar, uint32_t tgid)
 
 /* ---------------------------------------------------------------- 1.2 maps */
 
+/*
+ * The hash of a record's maps: the process and where each map lies, not
+ * all of its 128 bytes (the key is compared whole, rec_space()).
+ */
 static uint64_t rec_hash(uint32_t tgid, const unsigned char *maps, size_t len)
 {
-	uint64_t h = hash_mix(0x12, tgid);
+	uint64_t h = hash_mix(hash_mix(0x12, tgid), len);
 	size_t i;
 
-	for (i = 0; i + 8 <= len; i += 8) {
-		uint64_t w;
+	for (i = 0; i + FMT12_MAP_SIZE <= len; i += FMT12_MAP_SIZE) {
+		uint64_t start, end;
 
-		memcpy(&w, maps + i, 8);
-		h = hash_mix(h, w);
+		memcpy(&start, maps + i + FMT12_MAP_START, 8);
+		memcpy(&end, maps + i + FMT12_MAP_END, 8);
+		h = hash_mix(h, start ^ end << 20);
 	}
 	return h;
+}
+
+/* Whether as is the space of r's own maps. */
+static bool rec_space_is(const struct aspace *as, const struct srec *r, size_t len)
+{
+	return as->tgid == r->tgid && as->rec_nmaps == r->map_count &&
+	       as->rec_full == !!(r->flags & (FMT_F_MAPS_FULL | FMT_F_MAPS_CUT)) &&
+	       !memcmp(as->rec_maps, r->maps, len);
 }
 
 static int cmp_pmap(const void *a, const void *b)
@@ -396,16 +410,18 @@ static struct aspace *rec_space_new(const struct srec *r, uint64_t h)
 static struct aspace *rec_space(const struct srec *r)
 {
 	size_t len = (size_t)r->map_count * FMT12_MAP_SIZE, i, hh;
-	uint64_t h = rec_hash(r->tgid, r->maps, len);
+	uint64_t h;
 	struct aspace *as;
 
+	/* the records of a process mostly repeat the last one's maps */
+	if (A.rlast && rec_space_is(A.rlast, r, len))
+		return A.rlast;
+	h = rec_hash(r->tgid, r->maps, len);
 	if (A.rcap)
 		for (hh = h & (A.rcap - 1); A.rt[hh]; hh = (hh + 1) & (A.rcap - 1)) {
 			as = A.rt[hh];
-			if (as->tgid == r->tgid && as->rec_nmaps == r->map_count &&
-			    as->rec_full == !!(r->flags & (FMT_F_MAPS_FULL | FMT_F_MAPS_CUT)) &&
-			    !memcmp(as->rec_maps, r->maps, len))
-				return as;
+			if (rec_space_is(as, r, len))
+				return A.rlast = as;
 		}
 	if ((A.rn + 1) * 2 > A.rcap) {
 		size_t nc = A.rcap ? A.rcap * 2 : 64;
@@ -430,7 +446,7 @@ static struct aspace *rec_space(const struct srec *r)
 		;
 	A.rt[hh] = as;
 	A.rn++;
-	return as;
+	return A.rlast = as;
 }
 
 struct aspace *usym_space(const struct stall_file *f, const struct srec *r)
