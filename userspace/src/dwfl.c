@@ -1096,14 +1096,29 @@ static int unw_frame(Dwfl_Frame *state, void *arg)
 enum { CE_EMPTY, CE_RULES, CE_STOP, CE_SLOW };
 enum { RR_UNDEF, RR_SAME, RR_OFF, RR_VALOFF, RR_REG };
 
+/* A register's rule other than undefined and same value. */
+struct cfi_rule {
+	uint8_t reg;
+	uint8_t rule;		/* RR_OFF, RR_VALOFF, RR_REG */
+	int32_t arg;		/* the offset, or RR_REG's register */
+};
+
+/*
+ * The rules at one lookup address, as a step uses them: the registers
+ * whose rule is same value as a mask, the offset, value-offset and
+ * register rules in a list; a register in neither is undefined (most of
+ * the 17 are, at most call sites).
+ */
 struct cfi_ent {
 	uint64_t a;		/* the lookup address */
 	uint8_t kind;		/* CE_*; CE_STOP: no CFI covers a */
 	uint8_t end;		/* CE_STOP: UEND_NO_CFI or UEND_NO_MAP */
 	uint8_t cfa_reg;	/* the CFA is cfa_reg + cfa_off */
-	uint8_t rule[UNW_NREGS];	/* RR_* */
+	uint8_t nrules;
+	bool reg_rules;		/* one of them is register(R) */
 	int32_t cfa_off;
-	int32_t arg[UNW_NREGS];	/* the offset, or RR_REG's register */
+	uint32_t same;		/* bit i: register i's rule is same value */
+	struct cfi_rule rules[UNW_NREGS];
 };
 
 /* v as an entry's offset, if it fits */
@@ -1197,9 +1212,18 @@ static void frame_rules(Dwarf_Frame *fr, struct cfi_ent *e)
 	if (reg >= UNW_NREGS || !put_off(off, &e->cfa_off))
 		return;
 	e->cfa_reg = (uint8_t)reg;
-	for (i = 0; i < UNW_NREGS; i++)
-		if (!reg_rule(fr, i, &e->rule[i], &e->arg[i]))
+	for (i = 0; i < UNW_NREGS; i++) {
+		uint8_t rule;
+		int32_t arg;
+
+		if (!reg_rule(fr, i, &rule, &arg))
 			return;
+		if (rule == RR_SAME)
+			e->same |= 1u << i;
+		else if (rule != RR_UNDEF)
+			e->rules[e->nrules++] = (struct cfi_rule){ (uint8_t)i, rule, arg };
+		e->reg_rules |= rule == RR_REG;
+	}
 	e->kind = CE_RULES;
 }
 
@@ -1280,36 +1304,35 @@ struct ustate {
 #define HAS(st, r) (((st)->set >> (r)) & 1)
 
 /*
- * handle_cfi(): the caller's state from s by e's rules; whether a read
- * fell outside the snapshot.
+ * handle_cfi(): s becomes its caller's state by e's rules (in place: the
+ * same-value registers stay, the undefined ones go); whether a read fell
+ * outside the snapshot.
  */
-static bool rules_step(const struct cfi_ent *e, const struct srec *r, const struct ustate *s,
-		       struct ustate *n)
+static bool rules_step(const struct cfi_ent *e, const struct srec *r, struct ustate *s)
 {
 	bool cfa_ok = HAS(s, e->cfa_reg), oob = false;
-	uint64_t cfa = s->reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off, v;
-	int i;
+	uint64_t cfa = s->reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off, v, old[UNW_NREGS];
+	const uint64_t *from = s->reg;
+	uint32_t was = s->set, set = s->set & e->same;
+	unsigned int k;
 
-	n->set = 0;
-	n->has_pc = false;
-	for (i = 0; i < UNW_NREGS; i++) {
-		switch (e->rule[i]) {
-		case RR_UNDEF:	/* rip too: no PC, as libdw's PC_UNDEFINED */
-			continue;
-		case RR_SAME:
-			if (!HAS(s, i))
-				continue;
-			v = s->reg[i];
-			break;
+	if (e->reg_rules) {	/* register(R) reads the callee's values */
+		memcpy(old, s->reg, sizeof(old));
+		from = old;
+	}
+	for (k = 0; k < e->nrules; k++) {
+		const struct cfi_rule *q = &e->rules[k];
+
+		switch (q->rule) {
 		case RR_REG:
-			if (!HAS(s, e->arg[i]))
+			if (!((was >> q->arg) & 1))
 				continue;
-			v = s->reg[e->arg[i]];
+			v = from[q->arg];
 			break;
 		case RR_OFF:
 			if (!cfa_ok)
 				continue;
-			if (!snap_read(r, cfa + (uint64_t)(int64_t)e->arg[i], &v)) {
+			if (!snap_read(r, cfa + (uint64_t)(int64_t)q->arg, &v)) {
 				oob = true;
 				continue;
 			}
@@ -1317,47 +1340,52 @@ static bool rules_step(const struct cfi_ent *e, const struct srec *r, const stru
 		default:	/* RR_VALOFF */
 			if (!cfa_ok)
 				continue;
-			v = cfa + (uint64_t)(int64_t)e->arg[i];
+			v = cfa + (uint64_t)(int64_t)q->arg;
 			break;
 		}
-		n->reg[i] = v;
-		n->set |= 1u << i;
+		s->reg[q->reg] = v;
+		set |= 1u << q->reg;
 	}
-	if (HAS(n, UNW_NREGS - 1) && n->reg[UNW_NREGS - 1]) {
-		n->pc = n->reg[UNW_NREGS - 1];
-		n->has_pc = true;
-	}
+	/* rip undefined: no PC, as libdw's PC_UNDEFINED */
+	s->set = set;
+	s->has_pc = HAS(s, UNW_NREGS - 1) && s->reg[UNW_NREGS - 1];
+	if (s->has_pc)
+		s->pc = s->reg[UNW_NREGS - 1];
 	return oob;
 }
 
 /*
  * unw_frame(), unw_can_step() and dwfl_getthread_frames() over cached
- * rules; false (out unspecified) when a rule needs libdw.
+ * rules; false (out unspecified) when a rule needs libdw.  One register
+ * state, stepped in place: what a frame's checks need of its own state
+ * (its stack pointer, its CFA) is taken before it becomes its caller's.
  */
 static bool cached_unwind(struct aspace *as, Dwfl *dwfl, const struct srec *r, struct ucfi *o)
 {
-	struct ustate st[2], *s = &st[0], *n = &st[1], *t;
+	struct ustate s = { 0 };
 	const struct cfi_ent *e = NULL;
-	bool initial = true, have_cfa = false, last_oob = false;
-	uint64_t cfa = 0;
+	bool initial = true, have_cfa = false, last_oob = false, own_have_cfa = false;
+	uint64_t cfa = 0, own_cfa = 0;
 
-	s->set = 1u << 6 | 1u << 7;
-	s->reg[6] = r->user_bp;
-	s->reg[7] = r->user_sp;
-	s->pc = r->user_ip;
+	s.set = 1u << 6 | 1u << 7;
+	s.reg[6] = r->user_bp;
+	s.reg[7] = r->user_sp;
+	s.pc = r->user_ip;
 	for (;;) {
 		bool act = initial, step_oob = false;
-		uint64_t sp, pc = s->pc;
+		uint64_t pc = s.pc, sp = HAS(&s, 7) ? s.reg[7] : o->n ? 0 : r->user_sp;
 
 		if (!initial) {
 			/* dwfl_frame_pc(isactivation) unwinds this frame first */
 			e = cfi_get(as, dwfl, pc - 1);
 			if (e->kind == CE_SLOW)
 				return false;
-			if (e->kind == CE_RULES)
-				step_oob = rules_step(e, r, s, n);
+			if (e->kind == CE_RULES) {
+				own_have_cfa = HAS(&s, e->cfa_reg);
+				own_cfa = s.reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off;
+				step_oob = rules_step(e, r, &s);
+			}
 		}
-		sp = HAS(s, 7) ? s->reg[7] : o->n ? 0 : r->user_sp;
 		if (o->n && have_cfa && sp != cfa) {
 			o->end = last_oob ? UEND_SNAPSHOT : UEND_ERROR;
 			o->end_addr = o->pc[o->n - 1];
@@ -1383,11 +1411,15 @@ static bool cached_unwind(struct aspace *as, Dwfl *dwfl, const struct srec *r, s
 			o->end_addr = pc;
 			return true;
 		}
-		have_cfa = HAS(s, e->cfa_reg);
-		cfa = s->reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off;
-		if (initial)
-			rules_step(e, r, s, n);	/* its reads are not looked at */
-		if (!n->has_pc) {
+		if (initial) {
+			have_cfa = HAS(&s, e->cfa_reg);
+			cfa = s.reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off;
+			rules_step(e, r, &s);	/* its reads are not looked at */
+		} else {
+			have_cfa = own_have_cfa;
+			cfa = own_cfa;
+		}
+		if (!s.has_pc) {
 			/* PC undefined: dwfl_getthread_frames() returns 0 */
 			if (last_oob) {
 				o->end = UEND_SNAPSHOT;
@@ -1397,9 +1429,6 @@ static bool cached_unwind(struct aspace *as, Dwfl *dwfl, const struct srec *r, s
 			}
 			return true;
 		}
-		t = s;
-		s = n;
-		n = t;
 		initial = false;
 	}
 }
@@ -1425,14 +1454,21 @@ static bool space_x86_64(struct aspace *as)
 	return true;
 }
 
+/* No frames yet (pc[], sp[] and activation[] are read up to n only). */
+static void ucfi_clear(struct ucfi *out, const struct srec *r)
+{
+	out->n = 0;
+	out->end = UEND_NONE;
+	out->end_addr = r->user_ip;
+}
+
 void dwfl_unwind(struct aspace *as, const struct srec *r, struct ucfi *out)
 {
 	Dwfl *dwfl;
 	size_t i;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	out->end_addr = r->user_ip;
+	ucfi_clear(out, r);
 	if (as->reason) {
 		out->end = UEND_NO_MAP;
 		return;
@@ -1465,8 +1501,7 @@ void dwfl_unwind(struct aspace *as, const struct srec *r, struct ucfi *out)
 			D.unw_fast++;
 			return;
 		}
-		memset(out, 0, sizeof(*out));
-		out->end_addr = r->user_ip;
+		ucfi_clear(out, r);
 	}
 	D.unw_libdw++;
 	U.r = r;
