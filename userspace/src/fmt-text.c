@@ -80,13 +80,24 @@ static void sb_wall(struct sbuf *b, const struct sstall *ss)
 	static int64_t last_sec = INT64_MIN;
 	static char date[64];
 	__int128 t = (__int128)ss->r->start_ns + ss->s->f->hdr.realtime_offset_ns;
+	uint64_t frac;
 	int64_t sec;
 
-	if (t < 0 || t / 1000000000 > (__int128)253402300799) {	/* after 9999-12-31 */
+	if (t < 0) {
 		sb_putc(b, '-');
 		return;
 	}
-	sec = (int64_t)(t / 1000000000);
+	if (t <= (__int128)UINT64_MAX) {	/* 64-bit divisions, much cheaper */
+		sec = (int64_t)((uint64_t)t / 1000000000);
+		frac = (uint64_t)t % 1000000000;
+	} else {
+		sec = (int64_t)(t / 1000000000);
+		frac = (uint64_t)(t % 1000000000);
+	}
+	if (sec > 253402300799) {	/* after 9999-12-31 */
+		sb_putc(b, '-');
+		return;
+	}
 	if (sec != last_sec) {
 		time_t tt = (time_t)sec;
 		struct tm tm;
@@ -101,7 +112,7 @@ static void sb_wall(struct sbuf *b, const struct sstall *ss)
 	}
 	sb_puts(b, date);
 	sb_putc(b, '.');
-	sb_dec(b, (uint64_t)(t % 1000000000) / 1000, 6);
+	sb_dec(b, frac / 1000, 6);
 	sb_putc(b, 'Z');
 }
 
@@ -115,16 +126,40 @@ static void block(struct sbuf *b, const struct sstack *st)
 		__builtin_prefetch((const char *)st->frames[i] + offsetof(struct sframe, label));
 		__builtin_prefetch(st->frames[i]->label);
 	}
+	/* "    #N  0x%016llx LABEL\n", N left-aligned in 2 columns, each line
+	 * written in one piece */
 	for (i = 0; st && i < st->depth; i++) {
-		sb_put(b, "    #", 5);
-		sb_dec(b, i, 0);
-		if (i < 10)
+		const struct sframe *f = st->frames[i];
+		char *p;
+
+		if (i >= 100) {	/* not in a record's depths; kept general */
+			sb_put(b, "    #", 5);
+			sb_dec(b, i, 0);
 			sb_putc(b, ' ');
-		sb_putc(b, ' ');
-		sb_hex16(b, st->addrs[i]);
-		sb_putc(b, ' ');
-		sb_put(b, st->frames[i]->label, st->frames[i]->label_len);
-		sb_putc(b, '\n');
+			sb_hex16(b, st->addrs[i]);
+			sb_putc(b, ' ');
+			sb_put(b, f->label, f->label_len);
+			sb_putc(b, '\n');
+			continue;
+		}
+		sb_need(b, 28 + f->label_len);
+		p = b->p + b->len;
+		memcpy(p, "    #", 5);
+		p += 5;
+		if (i >= 10)
+			*p++ = (char)('0' + i / 10);
+		*p++ = (char)('0' + i % 10);
+		if (i < 10)
+			*p++ = ' ';
+		*p++ = ' ';
+		put_hex16(p, st->addrs[i]);
+		p += 18;
+		*p++ = ' ';
+		memcpy(p, f->label, f->label_len);
+		p += f->label_len;
+		*p++ = '\n';
+		*p = 0;
+		b->len = (size_t)(p - b->p);
 	}
 }
 

@@ -20,6 +20,22 @@ void sb_free(struct sbuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+/* The number of decimal digits of v (0 for 0). */
+static inline unsigned int dec_digits(uint64_t v)
+{
+	static const uint64_t p10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	/* floor(log10(2) * bits), then one more unless below that power */
+	unsigned int t = (unsigned int)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + 1 - (v < p10[t]);
+}
+
 void sb_dec(struct sbuf *b, uint64_t v, int width)
 {
 	static const char d2[] =
@@ -28,8 +44,19 @@ void sb_dec(struct sbuf *b, uint64_t v, int width)
 		"4041424344454647484950515253545556575859"
 		"6061626364656667686970717273747576777879"
 		"8081828384858687888990919293949596979899";
-	char t[24], *p = t + sizeof(t);
+	size_t n = dec_digits(v);
+	char *start, *p;
 
+	if (v < 10 && width <= 1) {	/* frame numbers, CPUs */
+		sb_putc(b, (char)('0' + v));
+		return;
+	}
+	if (n < (size_t)(width > 0 ? width : 1))
+		n = (size_t)(width > 0 ? width : 1);
+	/* the digits written in place, from the last */
+	sb_need(b, n);
+	start = b->p + b->len;
+	p = start + n;
 	while (v >= 100) {
 		p -= 2;
 		memcpy(p, d2 + 2 * (v % 100), 2);
@@ -41,9 +68,10 @@ void sb_dec(struct sbuf *b, uint64_t v, int width)
 	} else {
 		*--p = (char)('0' + v);
 	}
-	while (t + sizeof(t) - p < width)
+	while (p > start)
 		*--p = '0';
-	sb_put(b, p, (size_t)(t + sizeof(t) - p));
+	b->len += n;
+	b->p[b->len] = 0;
 }
 
 void sb_sdec(struct sbuf *b, int64_t v)
@@ -58,15 +86,10 @@ void sb_sdec(struct sbuf *b, int64_t v)
 
 void sb_hex16(struct sbuf *b, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
-	char t[18];
-	int i;
-
-	t[0] = '0';
-	t[1] = 'x';
-	for (i = 17; i >= 2; i--, v >>= 4)
-		t[i] = hex[v & 15];
-	sb_put(b, t, sizeof(t));
+	sb_need(b, 18);
+	put_hex16(b->p + b->len, v);
+	b->len += 18;
+	b->p[b->len] = 0;
 }
 
 void sb_hex(struct sbuf *b, uint64_t v)

@@ -58,6 +58,35 @@ static inline const char *sb_str(const struct sbuf *b)
 	return b->cap ? b->p : "";
 }
 
+/* The 8 lowercase hex digits of x, most significant first, as 8 bytes
+ * in memory order: each nibble spread to a byte, then '0' or 'a' - 10
+ * added to all eight at once. */
+static inline uint64_t hex8(uint32_t x)
+{
+	uint64_t v = x, ge10;
+
+	v = (v | v << 16) & 0x0000ffff0000ffffull;
+	v = (v | v << 8) & 0x00ff00ff00ff00ffull;
+	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0full;	/* byte i: nibble i */
+	ge10 = ((v + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+	v += 0x3030303030303030ull + ge10 * ('a' - '0' - 10);
+	v = __builtin_bswap64(v);	/* byte 0: the highest nibble */
+	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		v = __builtin_bswap64(v);
+	return v;
+}
+
+/* 0x%016llx at p (18 bytes, no NUL) */
+static inline void put_hex16(char *p, uint64_t v)
+{
+	uint64_t hi = hex8((uint32_t)(v >> 32)), lo = hex8((uint32_t)v);
+
+	p[0] = '0';
+	p[1] = 'x';
+	memcpy(p + 2, &hi, 8);
+	memcpy(p + 10, &lo, 8);
+}
+
 void sb_free(struct sbuf *b);
 /* %0*llu: at least width digits */
 void sb_dec(struct sbuf *b, uint64_t v, int width);
