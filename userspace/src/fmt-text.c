@@ -175,6 +175,30 @@ static void ustack_end_text(struct sbuf *b, const struct sstack *u)
 	sb_puts(b, "]\n");
 }
 
+/*
+ * A stack's lines, and the end of a 1.2 chain: they depend on the stack
+ * alone, so they are formatted once and kept with the cached stack
+ * (sym_stack_keep_text()) for the next stalls that have it.
+ */
+static void stack_text(struct sbuf *b, const struct sstack *st)
+{
+	const char *t;
+	size_t start, len;
+
+	if (!st)
+		return;
+	t = sym_stack_text(st, SYM_TEXT_REPORT, &len);
+	if (t) {
+		sb_put(b, t, len);
+		return;
+	}
+	start = b->len;
+	block(b, st);
+	if (st->end)
+		ustack_end_text(b, st);
+	sym_stack_keep_text(st, SYM_TEXT_REPORT, b->p + start, b->len - start);
+}
+
 void text_stall(struct out *o, const struct sstall *ss)
 {
 	const struct srec *r = ss->r;
@@ -268,7 +292,7 @@ void text_stall(struct out *o, const struct sstall *ss)
 	sb_puts(b, "  kernel stack:");
 	sb_puts(b, r->flags & I915_STALL_F_KSTACK_TRUNC ? " (truncated)\n" :
 		r->kdepth ? "\n" : " none\n");
-	block(b, ss->k);
+	stack_text(b, ss->k);
 	if (r->flags & I915_STALL_F_KTHREAD)
 		sb_puts(b, "  user stack: none (kernel thread)\n");
 	else if (r->flags & I915_STALL_F_COMPAT)
@@ -276,9 +300,7 @@ void text_stall(struct out *o, const struct sstall *ss)
 	else
 		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? "  user stack: (truncated)\n" :
 			ss->u && ss->u->depth ? "  user stack:\n" : "  user stack: none\n");
-	block(b, ss->u);
-	if (ss->u && ss->u->end)
-		ustack_end_text(b, ss->u);
+	stack_text(b, ss->u);
 	sb_putc(b, '\n');
 	out_flush(o, false);
 }

@@ -37,6 +37,7 @@ struct centry {
 	uint8_t ref;		/* CLOCK reference bit */
 	uint8_t kind;
 	uint8_t unresolved;	/* frames: not resolved (the reason is further on) */
+	uint8_t reused;		/* stacks: looked up again since made */
 };
 
 /*
@@ -54,6 +55,9 @@ struct fent {
 struct sent {
 	struct centry c;
 	struct sstack st;
+	char *text;		/* sym_stack_keep_text(), or NULL */
+	uint32_t text_len;
+	uint8_t text_fmt;
 	uint64_t addrs[];	/* depth addresses, then depth frame pointers */
 };
 
@@ -180,6 +184,8 @@ static void ct_del(struct ctable *T, size_t i)
 static void free_entry(struct centry *e)
 {
 	C.bytes -= e->bytes;
+	if (e->reused)
+		free(((struct sent *)e)->text);
 	free((char *)e - e->pre);
 }
 
@@ -573,6 +579,7 @@ static const struct sstack *stack_get_k(const struct stall *s, const void *space
 			if (stack_is(e, space, k)) {
 				e->c.ref = 1;
 				e->c.epoch = C.epoch;
+				e->c.reused = 1;
 				C.hits[1]++;
 				return &e->st;
 			}
@@ -618,6 +625,39 @@ static const struct sstack *stack_get(const struct stall *s, const void *space, 
 	struct skey k = { .user = user, .depth = depth, .a = a };
 
 	return stack_get_k(s, space, &k);
+}
+
+static struct sent *sent_of(const struct sstack *st)
+{
+	return (struct sent *)(void *)((char *)st - offsetof(struct sent, st));
+}
+
+const char *sym_stack_text(const struct sstack *st, unsigned int fmt, size_t *len)
+{
+	const struct sent *e = sent_of(st);
+
+	if (!e->text || e->text_fmt != fmt)
+		return NULL;
+	*len = e->text_len;
+	return e->text;
+}
+
+void sym_stack_keep_text(const struct sstack *st, unsigned int fmt, const char *text,
+			 size_t len)
+{
+	struct sent *e = sent_of(st);
+
+	/* a stack seen once (distinct stacks) is not worth a copy; one
+	 * format's text at a time; within the budget, as this stall's */
+	if (!e->c.reused || e->text || len > UINT32_MAX)
+		return;
+	make_room(len);
+	e->text = xmalloc(len);
+	memcpy(e->text, text, len);
+	e->text_len = (uint32_t)len;
+	e->text_fmt = (uint8_t)fmt;
+	e->c.bytes += (uint32_t)len;
+	C.bytes += len;
 }
 
 static void stamp_frames(const struct sent *s)

@@ -71,6 +71,17 @@ struct sstall {
 };
 void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out);
 
+/*
+ * The text an output format made of a stack of the last sym_stall(), kept
+ * with the cached stack for the next stalls that have it: it depends on
+ * the stack alone (its addresses, frames and end).  fmt tells the formats
+ * apart.  NULL when not kept (a stack seen once is not).
+ */
+enum { SYM_TEXT_REPORT = 1 };	/* fmt: the text report's lines (fmt-text.c) */
+const char *sym_stack_text(const struct sstack *st, unsigned int fmt, size_t *len);
+void sym_stack_keep_text(const struct sstack *st, unsigned int fmt, const char *text,
+			 size_t len);
+
 /* Frames left unresolved so far, over every sym_stall(). */
 extern unsigned long sym_unresolved;
 
