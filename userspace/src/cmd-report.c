@@ -31,15 +31,8 @@ static int finish(struct out *out, int rc)
  */
 static inline void prefetch_ahead(const struct stall *st, size_t n, size_t i)
 {
-	const struct i915_stall_record *r;
-
-	if (i + 8 >= n)
-		return;
-	r = (const struct i915_stall_record *)(const void *)st[i + 8].raw;
-	__builtin_prefetch(r);
-	__builtin_prefetch(&r->flags);
-	__builtin_prefetch(r->kstack);
-	__builtin_prefetch(r->ustack);
+	if (i + 4 < n)
+		stall_prefetch(st[i + 4].raw, stall_record_size(st[i + 4].f));
 }
 
 /* ---------------------------------------------------------------- folded */

@@ -247,6 +247,8 @@ void stall_iter_init(struct stall_iter *it, const struct stall_file *f)
 	it->left = f->hdr.cpu_count ? f->cpus[0].emitted : 0;
 }
 
+#define ITER_AHEAD 4	/* records */
+
 int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct srec *v,
 		    struct diag *d)
 {
@@ -260,6 +262,8 @@ int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct sre
 	/* stall_file_open() checked that the emitted counts sum up, so a
 	 * group with records left exists. */
 	p = f->buf + h->records_offset + it->next * h->record_size;
+	if (it->prefetch && it->next + ITER_AHEAD < h->record_count)
+		stall_prefetch(p + ITER_AHEAD * h->record_size, it->prefetch);
 	rc = stall_iter_take(it, p, v, d);
 	if (rc > 0)
 		*raw = p;

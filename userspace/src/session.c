@@ -292,7 +292,13 @@ void session_warn_loss(const struct session *S)
 
 /* ---------------------------------------------------------------- walks */
 
-int session_each(struct session *S, const struct filter *F, stall_fn fn, void *ctx)
+/*
+ * Every record in file order.  Ahead of the one fn() gets, records are
+ * fetched into the CPU caches: whole when fn() symbolizes them (their
+ * maps and stack snapshot are read), else what decoding reads (the fields
+ * and the maps).
+ */
+static int walk(struct session *S, const struct filter *F, stall_fn fn, void *ctx, bool whole)
 {
 	size_t i;
 
@@ -305,6 +311,10 @@ int session_each(struct session *S, const struct filter *F, stall_fn fn, void *c
 		int rc;
 
 		stall_iter_init(&it, f);
+		it.prefetch = stall_record_size(f);
+		if (!whole && f->v12 && f->maps_offset + (uint64_t)f->map_max * FMT12_MAP_SIZE <
+					it.prefetch)
+			it.prefetch = f->maps_offset + f->map_max * FMT12_MAP_SIZE;
 		while ((rc = stall_iter_next(&it, &st.raw, &v, &d)) > 0) {
 			input_touched(stall_record_size(f));
 			if (!filter_pass(F, &v))
@@ -318,6 +328,11 @@ int session_each(struct session *S, const struct filter *F, stall_fn fn, void *c
 			return diag_print(f->name, &d);
 	}
 	return 0;
+}
+
+int session_each(struct session *S, const struct filter *F, stall_fn fn, void *ctx)
+{
+	return walk(S, F, fn, ctx, true);
 }
 
 /*
@@ -388,7 +403,7 @@ static int collect_one(void *ctx, const struct stall *s, const struct srec *v)
 int session_sorted(struct session *S, const struct filter *F, struct stall **st, size_t *n)
 {
 	struct collect c = { 0 };
-	int rc = session_each(S, F, collect_one, &c);
+	int rc = walk(S, F, collect_one, &c, false);
 
 	if (rc) {
 		free(c.st);
