@@ -323,11 +323,11 @@ both_unwinders() {
 }
 
 # the CFI walk from cached rules gives what libdw's gives, byte for byte:
-# on the files above and 182 variants of the two plain ones (snapshots cut
+# on the files above and 186 variants of the two plain ones (snapshots cut
 # at every 8 bytes and more, the stack pointer moved over the same bytes,
-# the walk started at each return address and in the PLT;
-# tests/ustack/variants.py); every record but the two whose CFA is a DWARF
-# expression is unwound from the cache
+# the walk started at each return address, in the PLT and at register(R)
+# rules; tests/ustack/variants.py); every record but the two whose CFA is a
+# DWARF expression is unwound from the cache
 t_v12_unwind_cache_exact() {
 	local d=$W/ux v f
 	rm -rf "$d" "$W/counts"
@@ -338,7 +338,7 @@ t_v12_unwind_cache_exact() {
 		cp "$W/out" "$W/$v.json"
 		python3 "$HERE/ustack/variants.py" "$W/$v.bin" "$W/$v.json" "$d" "$v"
 	done
-	eq "$(find "$d" -name '*.bin' | wc -l)" 182
+	eq "$(find "$d" -name '*.bin' | wc -l)" 186
 	for v in fp nofp anon repfp repnofp; do
 		for fmt in text json folded; do
 			both_unwinders "$W/$v.bin" "$d/out/$v.$fmt" --offline -F "$fmt"
@@ -359,7 +359,7 @@ for p in sys.argv[1:]:
     cfi += sum(bool(f["cfi"]) for f in s["ustack"])
 print(sorted(ends, key=str), frames, cfi)
 PY
-)" "[None, 'no CFI for', 'no mapping for', 'snapshot exhausted'] 1010 594"
-	eq "$(grep -c "^cache" "$W/counts") $(grep -c "^libdw" "$W/counts")" "195 195"
-	eq "$(awk '{ c[$1] += $5; l[$1] += $10 } END { print c["cache"], l["cache"], c["libdw"], l["libdw"] }' "$W/counts")" "193 2 0 195"
+)" "[None, 'no CFI for', 'no mapping for', 'snapshot exhausted'] 1020 597"
+	eq "$(grep -c "^cache" "$W/counts") $(grep -c "^libdw" "$W/counts")" "199 199"
+	eq "$(awk '{ c[$1] += $5; l[$1] += $10 } END { print c["cache"], l["cache"], c["libdw"], l["libdw"] }' "$W/counts")" "197 2 0 199"
 }

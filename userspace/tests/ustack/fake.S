@@ -42,4 +42,29 @@ anon_tramp:
 anon_tramp_end:
 	ret
 	.size	anon_tramp_end, .-anon_tramp_end
+
+/*
+ * reg_rules: never called.  Its CFI holds register(R) rules, as glibc's
+ * __longjmp has, for variants.py to start walks at: at reg_rules_unknown
+ * the return address is in rdx (not in a record: rip undefined); at
+ * reg_rules_known it is in rbp, and the caller's rbp in rsp (so rip must
+ * take the callee's rbp, not the caller's).
+ */
+	.globl	reg_rules
+	.type	reg_rules, @function
+reg_rules:
+	.cfi_startproc
+	nop
+	.cfi_register %rip, %rdx
+	.globl	reg_rules_unknown
+reg_rules_unknown:
+	nop
+	.cfi_register %rip, %rbp
+	.cfi_register %rbp, %rsp
+	.globl	reg_rules_known
+reg_rules_known:
+	nop
+	ret
+	.cfi_endproc
+	.size	reg_rules, .-reg_rules
 	.section .note.GNU-stack,"",@progbits

@@ -13,11 +13,13 @@ user_ip set to each recorded return address (so the first frame's rules
 are other addresses' and the walk starts at a call site), and user_ip in
 libusta.so's PLT: at its first instruction (plain rules) and in an entry,
 whose CFA is a DWARF expression (the rules the cache does not hold, so the
-record is unwound by libdw).
+record is unwound by libdw), and user_ip in fake.S's reg_rules, at
+register(R) rules.
 """
 import json
 import os
 import struct
+import subprocess
 import sys
 
 R0 = 360
@@ -75,3 +77,16 @@ a = next(f for f in st["ustack"] if f["module"] and f["module"].endswith("/libus
 plt = int(a["addr"], 16) - int(a["module_offset"], 16) + section(a["module"], ".plt")
 put("plt0", [(IP, 8, plt)])
 put("pltexpr", [(IP, 8, plt + 0x16)])
+
+# user_ip in fake.S's reg_rules, whose CFI has register(R) rules: the
+# return address in rdx (not recorded: the walk ends), or in rbp, made a
+# return address of the chain, while rbp's own rule reads rsp
+f0 = st["ustack"][0]
+assert f0["symbol"] == "fake_ioctl", f0
+nm = dict((l.split()[2], int(l.split()[0], 16))
+          for l in subprocess.run(["nm", f0["module"]], capture_output=True, text=True,
+                                  check=True).stdout.splitlines() if len(l.split()) == 3)
+base = int(f0["addr"], 16) - int(f0["offset"], 16) - nm["fake_ioctl"]
+ret = int(st["ustack"][3]["addr"], 16)
+put("regunknown", [(IP, 8, base + nm["reg_rules_unknown"])])
+put("regknown", [(IP, 8, base + nm["reg_rules_known"]), (BP, 8, ret)])
