@@ -1105,19 +1105,22 @@ struct cfi_rule {
 
 /*
  * The rules at one lookup address, as a step uses them: the registers
- * whose rule is same value as a mask, the offset, value-offset and
- * register rules in a list; a register in neither is undefined (most of
- * the 17 are, at most call sites).
+ * whose rule is same value as a mask; the offset(N) rules, then the
+ * val_offset(N) ones, then the register(R) ones, in a list; a register in
+ * neither is undefined (most of the 17 are, at most call sites).  The
+ * offset rules' registers as a mask, and the lowest and highest N, so
+ * that a step checks once that all their reads lie in the snapshot.
  */
 struct cfi_ent {
 	uint64_t a;		/* the lookup address */
 	uint8_t kind;		/* CE_*; CE_STOP: no CFI covers a */
 	uint8_t end;		/* CE_STOP: UEND_NO_CFI or UEND_NO_MAP */
 	uint8_t cfa_reg;	/* the CFA is cfa_reg + cfa_off */
-	uint8_t nrules;
-	bool reg_rules;		/* one of them is register(R) */
+	uint8_t nrules, noff, nvaloff;	/* rules: noff, nvaloff, then register(R) */
 	int32_t cfa_off;
 	uint32_t same;		/* bit i: register i's rule is same value */
+	uint32_t off_regs, valoff_regs;	/* the offset and val_offset rules' registers */
+	int32_t off_min, off_max;	/* their N, if noff */
 	struct cfi_rule rules[UNW_NREGS];
 };
 
@@ -1194,7 +1197,10 @@ static void frame_rules(Dwarf_Frame *fr, struct cfi_ent *e)
 	Dwarf_Op *ops;
 	size_t nops;
 	bool signal = false;
-	int ra = dwarf_frame_info(fr, NULL, NULL, &signal), i;
+	int ra = dwarf_frame_info(fr, NULL, NULL, &signal), i, k;
+	static const uint8_t order[3] = { RR_OFF, RR_VALOFF, RR_REG };
+	struct cfi_rule kind[UNW_NREGS];
+	unsigned int n = 0;
 	uint64_t reg, off;
 
 	e->kind = CE_SLOW;
@@ -1221,9 +1227,27 @@ static void frame_rules(Dwarf_Frame *fr, struct cfi_ent *e)
 		if (rule == RR_SAME)
 			e->same |= 1u << i;
 		else if (rule != RR_UNDEF)
-			e->rules[e->nrules++] = (struct cfi_rule){ (uint8_t)i, rule, arg };
-		e->reg_rules |= rule == RR_REG;
+			kind[n++] = (struct cfi_rule){ (uint8_t)i, rule, arg };
 	}
+	/* the list by rule: offset, val_offset, register */
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < (int)n; i++) {
+			const struct cfi_rule *q = &kind[i];
+
+			if (q->rule != order[k])
+				continue;
+			e->rules[e->nrules++] = *q;
+			if (q->rule == RR_OFF) {
+				if (!e->noff++ || q->arg < e->off_min)
+					e->off_min = q->arg;
+				if (e->noff == 1 || q->arg > e->off_max)
+					e->off_max = q->arg;
+				e->off_regs |= 1u << q->reg;
+			} else if (q->rule == RR_VALOFF) {
+				e->nvaloff++;
+				e->valoff_regs |= 1u << q->reg;
+			}
+		}
 	e->kind = CE_RULES;
 }
 
@@ -1303,49 +1327,73 @@ struct ustate {
 
 #define HAS(st, r) (((st)->set >> (r)) & 1)
 
+/* Whether the words at addr + lo and addr + hi (lo <= hi), and so all
+ * between, lie in r's snapshot: snap_read() would read them all. */
+static inline bool snap_holds(const struct srec *r, uint64_t addr, int32_t lo, int32_t hi)
+{
+	uint64_t a = addr + (uint64_t)(int64_t)lo, b = addr + (uint64_t)(int64_t)hi;
+
+	return r->snap_size >= 8 && a <= b && a >= r->user_sp &&
+	       b - r->user_sp <= r->snap_size - 8;
+}
+
+/*
+ * The register(R) rules of e (rare: hand-written code) applied to s, from
+ * the callee's values; the registers they set.  Before the other rules
+ * are, which set other registers only.
+ */
+static __attribute__((noinline)) uint32_t reg_rules(const struct cfi_ent *e, struct ustate *s)
+{
+	const struct cfi_rule *q = e->rules + e->noff + e->nvaloff, *end = e->rules + e->nrules;
+	uint64_t old[UNW_NREGS];
+	uint32_t set = 0;
+
+	memcpy(old, s->reg, sizeof(old));
+	for (; q < end; q++)
+		if ((s->set >> q->arg) & 1) {
+			s->reg[q->reg] = old[q->arg];
+			set |= 1u << q->reg;
+		}
+	return set;
+}
+
 /*
  * handle_cfi(): s becomes its caller's state by e's rules (in place: the
  * same-value registers stay, the undefined ones go); whether a read fell
- * outside the snapshot.
+ * outside the snapshot.  The offset rules' reads are checked against the
+ * snapshot once when all lie in it (a register's rule at a call site
+ * saves it near the CFA), one by one otherwise.
  */
 static bool rules_step(const struct cfi_ent *e, const struct srec *r, struct ustate *s)
 {
 	bool cfa_ok = HAS(s, e->cfa_reg), oob = false;
-	uint64_t cfa = s->reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off, v, old[UNW_NREGS];
-	const uint64_t *from = s->reg;
-	uint32_t was = s->set, set = s->set & e->same;
-	unsigned int k;
+	uint64_t cfa = s->reg[e->cfa_reg] + (uint64_t)(int64_t)e->cfa_off, v;
+	uint32_t set = s->set & e->same;
+	const struct cfi_rule *q = e->rules, *qe;
 
-	if (e->reg_rules) {	/* register(R) reads the callee's values */
-		memcpy(old, s->reg, sizeof(old));
-		from = old;
-	}
-	for (k = 0; k < e->nrules; k++) {
-		const struct cfi_rule *q = &e->rules[k];
-
-		switch (q->rule) {
-		case RR_REG:
-			if (!((was >> q->arg) & 1))
-				continue;
-			v = from[q->arg];
-			break;
-		case RR_OFF:
-			if (!cfa_ok)
-				continue;
-			if (!snap_read(r, cfa + (uint64_t)(int64_t)q->arg, &v)) {
-				oob = true;
-				continue;
+	if (e->nrules > e->noff + e->nvaloff)
+		set |= reg_rules(e, s);	/* before the others change the callee's values */
+	if (cfa_ok) {
+		qe = q + e->noff;
+		if (e->noff && snap_holds(r, cfa, e->off_min, e->off_max)) {
+			for (; q < qe; q++)
+				memcpy(&s->reg[q->reg],
+				       r->snap + (cfa + (uint64_t)(int64_t)q->arg - r->user_sp), 8);
+			set |= e->off_regs;
+		} else {
+			for (; q < qe; q++) {
+				if (!snap_read(r, cfa + (uint64_t)(int64_t)q->arg, &v)) {
+					oob = true;
+					continue;
+				}
+				s->reg[q->reg] = v;
+				set |= 1u << q->reg;
 			}
-			break;
-		default:	/* RR_VALOFF */
-			if (!cfa_ok)
-				continue;
-			v = cfa + (uint64_t)(int64_t)q->arg;
-			break;
 		}
-		s->reg[q->reg] = v;
-		set |= 1u << q->reg;
-	}
+		for (qe += e->nvaloff; q < qe; q++)
+			s->reg[q->reg] = cfa + (uint64_t)(int64_t)q->arg;
+		set |= e->valoff_regs;
+	}	/* else no CFA: those registers are undefined */
 	/* rip undefined: no PC, as libdw's PC_UNDEFINED */
 	s->set = set;
 	s->has_pc = HAS(s, UNW_NREGS - 1) && s->reg[UNW_NREGS - 1];
