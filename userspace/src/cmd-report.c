@@ -29,10 +29,12 @@ static int finish(struct out *out, int rc)
  * the input, which defeats the hardware prefetcher: fetch the record a few
  * stalls ahead.
  */
-static inline void prefetch_ahead(const struct stall *st, size_t n, size_t i)
+PREFETCH_INLINE void prefetch_ahead(const struct stall *st, size_t n, size_t i)
 {
+	if (i + 8 < n)
+		stall_prefetch_fields(st[i + 8].f, st[i + 8].raw);
 	if (i + 4 < n)
-		stall_prefetch(st[i + 4].raw, stall_record_size(st[i + 4].f));
+		stall_prefetch_rest(st[i + 4].f, st[i + 4].raw, true);
 }
 
 /* ---------------------------------------------------------------- folded */

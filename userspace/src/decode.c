@@ -262,8 +262,12 @@ int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct sre
 	/* stall_file_open() checked that the emitted counts sum up, so a
 	 * group with records left exists. */
 	p = f->buf + h->records_offset + it->next * h->record_size;
-	if (it->prefetch && it->next + ITER_AHEAD < h->record_count)
-		stall_prefetch(p + ITER_AHEAD * h->record_size, it->prefetch);
+	if (it->prefetch) {
+		if (it->next + 2 * ITER_AHEAD < h->record_count)
+			stall_prefetch_fields(f, p + 2 * ITER_AHEAD * h->record_size);
+		if (it->next + ITER_AHEAD < h->record_count)
+			stall_prefetch_rest(f, p + ITER_AHEAD * h->record_size, it->prefetch > 1);
+	}
 	rc = stall_iter_take(it, p, v, d);
 	if (rc > 0)
 		*raw = p;

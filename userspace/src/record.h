@@ -187,17 +187,49 @@ static inline uint32_t stall_record_size(const struct stall_file *f)
 }
 
 /*
- * Fetch the first n bytes of the record at p into the CPU caches ahead of
- * their use (a prefetch never faults): a 1.2 record's maps and stack
- * snapshot are read a few hundred bytes here and there, so the hardware
- * prefetchers do not see them coming, and each miss stalls the unwind.
+ * Fetching records into the CPU caches ahead of their use (a prefetch never
+ * faults): a 1.2 record is read a few hundred bytes here and there (its
+ * fields, its maps, its stack snapshot from the stack pointer up), which
+ * the hardware prefetchers do not foresee, and each miss stalls the
+ * unwind.  In two steps: the fixed part first; a few records later, once
+ * that is in, what it says the record uses of the rest (map_count maps,
+ * ustack_size bytes of snapshot; bounded by the header), not the whole
+ * 4808 bytes.  Always inlined, and so must be their callers' helpers: gcc
+ * 12 takes a function of prefetches alone for a pure one and drops the
+ * calls to it.
  */
-static inline void stall_prefetch(const unsigned char *p, uint32_t n)
-{
-	uint32_t k;
+#define PREFETCH_INLINE static inline __attribute__((always_inline))
 
-	for (k = 0; k < n; k += 64)
+PREFETCH_INLINE void prefetch_range(const unsigned char *p, size_t from, size_t to)
+{
+	size_t k;
+
+	for (k = from; k < to; k += 64)
 		__builtin_prefetch(p + k);
+}
+
+PREFETCH_INLINE void stall_prefetch_fields(const struct stall_file *f, const unsigned char *p)
+{
+	prefetch_range(p, 0, f->v12 ? f->maps_offset : f->hdr.record_size);
+}
+
+/* with_snap: the snapshot too, else the maps only */
+PREFETCH_INLINE void stall_prefetch_rest(const struct stall_file *f, const unsigned char *p,
+					bool with_snap)
+{
+	uint16_t maps;
+	uint32_t snap;
+
+	if (!f->v12)
+		return;
+	memcpy(&maps, p + FMT12_REC_MAP_COUNT, 2);
+	memcpy(&snap, p + FMT12_REC_USTACK_SIZE, 4);
+	prefetch_range(p, f->maps_offset,
+		       f->maps_offset + (size_t)(maps < f->map_max ? maps : f->map_max) *
+					FMT12_MAP_SIZE);
+	if (with_snap)
+		prefetch_range(p, f->ustack_offset,
+			       f->ustack_offset + (snap < f->snapshot_max ? snap : f->snapshot_max));
 }
 
 /* Check records one at a time, in file order (bounded memory). */
@@ -209,7 +241,7 @@ struct stall_iter {
 	uint64_t last_seq;
 	bool have_seq;
 	bool warned_spin;
-	uint32_t prefetch;	/* bytes of the records ahead to prefetch (0: none) */
+	uint8_t prefetch;	/* of the records ahead: 0 none, 1 fields and maps, 2 all used */
 };
 void stall_iter_init(struct stall_iter *it, const struct stall_file *f);
 /*

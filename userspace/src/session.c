@@ -294,9 +294,9 @@ void session_warn_loss(const struct session *S)
 
 /*
  * Every record in file order.  Ahead of the one fn() gets, records are
- * fetched into the CPU caches: whole when fn() symbolizes them (their
- * maps and stack snapshot are read), else what decoding reads (the fields
- * and the maps).
+ * fetched into the CPU caches: all they use when fn() symbolizes them
+ * (their maps and stack snapshot are read), else what decoding reads (the
+ * fields and the maps).
  */
 static int walk(struct session *S, const struct filter *F, stall_fn fn, void *ctx, bool whole)
 {
@@ -311,10 +311,7 @@ static int walk(struct session *S, const struct filter *F, stall_fn fn, void *ct
 		int rc;
 
 		stall_iter_init(&it, f);
-		it.prefetch = stall_record_size(f);
-		if (!whole && f->v12 && f->maps_offset + (uint64_t)f->map_max * FMT12_MAP_SIZE <
-					it.prefetch)
-			it.prefetch = f->maps_offset + f->map_max * FMT12_MAP_SIZE;
+		it.prefetch = whole ? 2 : 1;
 		while ((rc = stall_iter_next(&it, &st.raw, &v, &d)) > 0) {
 			input_touched(stall_record_size(f));
 			if (!filter_pass(F, &v))
