@@ -12,6 +12,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--guest", required=True)
 ap.add_argument("--work", required=True)
 ap.add_argument("--perf-samples", type=int, default=0)
+ap.add_argument("--perf-dwarf-samples", type=int, default=0)
 ap.add_argument("--kernel", required=True)
 a = ap.parse_args()
 
@@ -34,14 +35,19 @@ def runs(tag):
 
 
 def times(prefix):
+    """(CPU seconds, user + system; peak RSS KiB; wall seconds) per run"""
     out = []
     for f in sorted(os.listdir(a.work)):
         if f.startswith(prefix) and f.endswith(".time"):
             # GNU time adds "Command exited with non-zero status N" first
             t = open(os.path.join(a.work, f)).read().splitlines()[-1].split()
-            if len(t) == 2:
-                out.append((float(t[0]), int(t[1])))
+            if len(t) == 4:
+                out.append((float(t[2]) + float(t[3]), int(t[1]), float(t[0])))
     return out
+
+
+def wall(runs):
+    return st.median(w for _, _, w in runs) if runs else 0
 
 
 def goal(ok):
@@ -194,23 +200,29 @@ w_alone = st.mean(pick("writer-alone", "ns_per_iter"))
 w_snapped = st.mean(pick("writer-snapped", "ns_per_iter"))
 
 # 5. reader
+# CPU time (user + system; every command here is single-threaded), medians
+# of 3 runs: on this shared 2-core host other jobs' load moves wall time
 rep = times("report-")
 small = times("stream-small")
 perf = times("perf-")
-rep_t = st.median(t for t, _ in rep)
-rep_rss = max(m for _, m in rep)
+pdwarf = times("pdwarf-")
+rep_t = st.median(t for t, _, _ in rep)
+rep_rss = max(m for _, m, _ in rep)
 big_streams = times("stream-1") + times("stream-2") + times("stream-3")	# not stream-small
-stream_t = st.median(t for t, _ in big_streams)
-stream_rss = max(m for _, m in big_streams)
+stream_t = st.median(t for t, _, _ in big_streams)
+stream_rss = max(m for _, m, _ in big_streams)
 small_rss = small[0][1] if small else 0
-perf_t = st.median(t for t, _ in perf) if perf else 0
-perf_rss = max(m for _, m in perf) if perf else 0
+perf_t = st.median(t for t, _, _ in perf) if perf else 0
+perf_rss = max(m for _, m, _ in perf) if perf else 0
+dwarf_t = st.median(t for t, _, _ in pdwarf) if pdwarf else 0
+dwarf_rss = max(m for _, m, _ in pdwarf) if pdwarf else 0
 ours_rate = 1_000_000 / rep_t
 sums = times("summary-")
-sum_t = st.median(t for t, _ in sums)
+sum_t = st.median(t for t, _, _ in sums)
 sum_rate = 1_000_000 / sum_t
 perf_rate = a.perf_samples / perf_t if perf_t else 0
 r5 = ours_rate / perf_rate if perf_rate else float("inf")
+dwarf_rate = a.perf_dwarf_samples / dwarf_t if dwarf_t else 0
 
 # stack depths: perf's samples, and the records the big log repeats
 p_s, p_k, p_u = (int(x) for x in open(os.path.join(a.work, "perf-depth.txt")).read().split())
@@ -219,27 +231,45 @@ rsize, = struct.unpack_from("<I", log, 16)
 _, roff, rcount = struct.unpack_from("<QQQ", log, 32)
 o_k = st.mean(log[roff + i * rsize + 91] for i in range(rcount))	# kstack_depth
 o_u = st.mean(log[roff + i * rsize + 92] for i in range(rcount))	# ustack_depth
+# the chains report prints for them: 1.2 records add the frames CFI finds
+shown = json.load(open(os.path.join(a.work, "client-report.json")))["stalls"]
+s_k = st.mean(len(x["kstack"]) for x in shown)
+s_u = st.mean(len(x["ustack"]) for x in shown)
 depths = (f"perf's samples have {p_k / p_s:.1f} kernel and {p_u / p_s:.1f} user frames "
-          f"on average, the records {o_k:.1f} and {o_u:.1f}")
+          f"on average; the records {o_k:.1f} and {o_u:.1f} (frame pointers), "
+          f"printed {s_k:.1f} and {s_u:.1f} (user frames joined with the CFI walk of the "
+          f"stack snapshot)")
+
+unwind_note = """The records are format 1.2: each carries a 2 KiB snapshot of the user
+stack, and each is unwound by CFI from it (`docs/reader.md`, "User stacks
+of format 1.2"), every record again: what CFI says at each code address
+is asked of libdw once per address space and kept (the CFA rule, the
+same-value registers as a mask, the other rules as a list), and nothing
+is cached by a snapshot's contents, so distinct stacks cost the same
+walk."""
 
 if r5 >= 5 and sum_rate >= 5 * perf_rate:
-    reader_note = """What makes it fast (`docs/reader.md`): a regular file is mapped, not
-read, and records are checked and used where they lie; the sort is a
-stable merge of the runs the per-CPU rings already give, over pointers;
-symbolized frames and whole formatted stacks are cached by address; numbers
-are formatted by hand into 64 KiB writes; mapped pages are given back
-every 64 MiB, which bounds `report`'s RSS too. Before these changes the same
-log took 6.9 s to `report` (0.9x perf script) and 3.9 s to `summarize`,
-with 1.25 GiB of RSS. The records here repeat a few stacks, so the caches
-hit almost always; perf's samples come from two processes in a loop
-(`perf bench sched pipe`) and repeat theirs too. Distinct stacks cost
-more than a symbol lookup per new frame: every frame of a new stack is a
-cache lookup and a formatting of its own, and past `--cache-size` entries
-are evicted; section 5b measures them."""
+    reader_note = unwind_note + """
+
+What makes it fast (`docs/reader.md`): a regular file is mapped, not
+read, and records are checked and used where they lie, fetched into the
+CPU caches a few records ahead (a 1.2 record is read a few hundred bytes
+here and there, which the hardware prefetchers do not foresee); the sort
+is a stable merge of the runs the per-CPU rings already give, over
+pointers; symbolized frames and whole formatted stacks are cached by
+address, and a stack seen again keeps its lines of the text report;
+numbers are formatted in place into 64 KiB writes; mapped pages are given
+back every 64 MiB, which bounds `report`'s RSS too. The records here
+repeat a few stacks, so the caches hit almost always; perf's samples come
+from two processes in a loop (`perf bench sched pipe`) and repeat theirs
+too. Distinct stacks cost more: every frame of a new stack is a cache
+lookup and a formatting of its own, and past `--cache-size` entries are
+evicted; section 5b measures them."""
 else:
-    reader_note = """Not met: profile `summary` and `report` (`perf record`) to see where
-the time goes; mapping the input, decoding in place and caching symbolized
-frames are what got the reader this far (`docs/reader.md`)."""
+    reader_note = unwind_note + """
+
+Not met: profile `summary` and `report` (`perf record`) to see where
+the time goes (`docs/reader.md` says what got the reader this far)."""
 
 nrec = rsize	# sizeof(struct i915_stall_record), from the log the guest wrote
 
@@ -460,15 +490,29 @@ client, repeated (`scripts/bench-grow.py`), in a `record` archive with the
 client's maps, symbolized against its ELF files (`--symfs`) and the
 kernel's vmlinux:
 
-| command | time (median of 3) | records/s | peak RSS |
+CPU time (user + system; each command is single-threaded), with the
+wall-clock time in parentheses: medians of 3 runs, all in the same run of
+`make bench`, each after reading its input once (so that none reads the
+disk); rates are per CPU second.
+
+| command | CPU time (wall) | records/s | peak RSS |
 |---|---|---|---|
-| `i915-stalls report --offline --symfs ... --vmlinux ... big.ar` | {rep_t:.2f} s | {ours_rate:,.0f} | {rep_rss/1024:.0f} MiB |
-| `i915-stalls report --stream ... big.bin` (1M, no maps: user frames unresolved) | {stream_t:.2f} s | {1_000_000/stream_t:,.0f} | {stream_rss/1024:.1f} MiB |
+| `i915-stalls report --offline --symfs ... --vmlinux ... big.ar` | {rep_t:.2f} s ({wall(rep):.2f} s) | {ours_rate:,.0f} | {rep_rss/1024:.0f} MiB |
+| `i915-stalls report --stream ... big.bin` (1M, the records' own maps, no archive) | {stream_t:.2f} s ({wall(big_streams):.2f} s) | {1_000_000/stream_t:,.0f} | {stream_rss/1024:.1f} MiB |
 | same, 100k records | | | {small_rss/1024:.1f} MiB |
-| `i915-stalls summary ... big.ar` | {sum_t:.2f} s | {sum_rate:,.0f} | {max(m for _, m in sums)/1024:.0f} MiB |
-| `perf script` on {a.perf_samples:,} `sched:sched_switch` samples with call chains (`perf record -g -- perf bench sched pipe -l 500000`) | {perf_t:.2f} s | {perf_rate:,.0f} | {perf_rss/1024:.0f} MiB |
+| `i915-stalls summary ... big.ar` | {sum_t:.2f} s ({wall(sums):.2f} s) | {sum_rate:,.0f} | {max(m for _, m, _ in sums)/1024:.0f} MiB |
+| `perf script` on {a.perf_samples:,} `sched:sched_switch` samples with frame-pointer call chains (`perf record -g -- perf bench sched pipe -l 500000`): **the goal's baseline** | {perf_t:.2f} s ({wall(perf):.2f} s) | {perf_rate:,.0f} | {perf_rss/1024:.0f} MiB |
+| `perf script` on {a.perf_dwarf_samples:,} such samples with a 2 KiB user stack copy unwound by CFI (`perf record --call-graph dwarf,2048`): for comparison | {dwarf_t:.2f} s ({wall(pdwarf):.2f} s) | {dwarf_rate:,.0f} | {dwarf_rss/1024:.0f} MiB |
 
 Stack depths: {depths}.
+
+The goal compares with `perf script` on frame-pointer call chains. Its
+`--call-graph dwarf` samples are more like 1.2 records: a copy of the user
+stack (the same 2 KiB), unwound with CFI (libdw) when read. For
+information only: over those, `report` is
+{ours_rate / dwarf_rate if dwarf_rate else 0:.1f}x and `summary`
+{sum_rate / dwarf_rate if dwarf_rate else 0:.1f}x `perf script`'s rate (perf
+also looks up inlined functions for them).
 
 For reference, the issue measured `perf script` here at about 52k samples/s
 (1.93 s for 99,959 samples of 8 kernel + 24 user frames, 62 MiB).

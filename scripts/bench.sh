@@ -108,17 +108,23 @@ R=${I915_STALLS:-$TOP/userspace/i915-stalls}
 python3 "$TOP/scripts/bench-grow.py" "$G/client.ar" 1000000 "$W/big.ar" "$W/big.bin"
 python3 "$TOP/scripts/bench-grow.py" "$G/client.ar" 100000 "$W/small.ar" "$W/small.bin"
 sym=(--offline --symfs "$E2E_ROOTFS" --vmlinux "$E2E_KDIR/vmlinux")
-timed() { # NAME COMMAND...: wall seconds and peak RSS into $W/NAME.time
-	local name=$1; shift
-	/usr/bin/time -f '%e %M' -o "$W/$name.time" "$@" > /dev/null 2> "$W/$name.err" || true
+# the chains as report prints them, for their depths
+"$R" report -F json "${sym[@]}" "$G/client.ar" > "$W/client-report.json" || [ $? = 1 ]
+# timed NAME INPUT COMMAND...: wall seconds, peak RSS, user and system CPU
+# seconds into $W/NAME.time.  INPUT is read first, so that no run times the
+# disk: page cache left idle between runs may have been reclaimed.
+timed() {
+	local name=$1 in=$2; shift 2
+	cat "$in" > /dev/null
+	/usr/bin/time -f '%e %M %U %S' -o "$W/$name.time" "$@" > /dev/null 2> "$W/$name.err" || true
 }
 for i in 1 2 3; do
-	timed "report-$i" "$R" report "${sym[@]}" "$W/big.ar"
-	timed "stream-$i" "$R" report --stream "${sym[@]}" "$W/big.bin"
+	timed "report-$i" "$W/big.ar" "$R" report "${sym[@]}" "$W/big.ar"
+	timed "stream-$i" "$W/big.bin" "$R" report --stream "${sym[@]}" "$W/big.bin"
 done
-timed stream-small "$R" report --stream "${sym[@]}" "$W/small.bin"
+timed stream-small "$W/small.bin" "$R" report --stream "${sym[@]}" "$W/small.bin"
 for i in 1 2 3; do
-	timed "summary-$i" "$R" summary "${sym[@]}" "$W/big.ar"
+	timed "summary-$i" "$W/big.ar" "$R" summary "${sym[@]}" "$W/big.ar"
 done
 
 # perf script on about 1M sched_switch samples with call chains, here.
@@ -131,12 +137,22 @@ perf script -i "$W/perf.data" -F ip 2>/dev/null |
 	     { n++; if (length($1) == 16 && substr($1, 1, 1) == "f") k++; else u++ }
 	     END { if (n) s++; print s + 0, k + 0, u + 0 }' > "$W/perf-depth.txt"
 for i in 1 2 3; do
-	timed "perf-$i" perf script -i "$W/perf.data"
+	timed "perf-$i" "$W/perf.data" perf script -i "$W/perf.data"
 done
+# For comparison, not the goal: perf script on samples that carry a copy of
+# the user stack (--call-graph dwarf, 2 KiB as the records' default
+# snapshot), which it unwinds with CFI (libdw) as the reader does 1.2 records.
+perf record -q -e sched:sched_switch --call-graph dwarf,2048 -o "$W/perf-dwarf.data" -- \
+	perf bench sched pipe -l 500000 > /dev/null 2>&1 || true
+dwarf_samples=$(perf script -i "$W/perf-dwarf.data" -F event 2>/dev/null | grep -c sched_switch || true)
+for i in 1 2 3; do
+	timed "pdwarf-$i" "$W/perf-dwarf.data" perf script -i "$W/perf-dwarf.data"
+done
+rm -f "$W/perf-dwarf.data"	# about 2 GB
 
 python3 "$TOP/scripts/bench-report.py" --guest "$G" --work "$W" \
-	--perf-samples "${perf_samples:-0}" --kernel "$(e2e_kernel)" \
-	> "$TOP/docs/performance.md"
+	--perf-samples "${perf_samples:-0}" --perf-dwarf-samples "${dwarf_samples:-0}" \
+	--kernel "$(e2e_kernel)" > "$TOP/docs/performance.md"
 if [ "$KEEP" = 1 ]; then
 	# sections 5b and 7 as the last full run wrote them
 	python3 - "$W/performance.old.md" "$TOP/docs/performance.md" <<'PY'
