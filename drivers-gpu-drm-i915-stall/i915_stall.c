@@ -78,13 +78,30 @@
  * system call, and stops in code built without frame pointers, as most
  * distribution libraries are.  So the record also saves what a CFI
  * unwinder needs, as perf record --call-graph=dwarf does: the user ip, sp
- * and bp and the stack from sp up, copied with page faults disabled.  And
- * since the task may have exited by the time the log is read, it saves the
- * identity of the code the frames are in: each distinct executable file
- * mapping that a frame or a word of the stack snapshot points into, with
- * its build-id (read from the page cache only), its file offset and its
- * path.  That is done under mmap_read_trylock(); a frame whose mapping
- * cannot be named says why (I915_STALL_FRAME_*).
+ * and bp and the stack from sp up, copied with page faults disabled.
+ *
+ * And since the task may have exited by the time the log is read, the log
+ * keeps the identity of the code the frames are in: each CPU keeps tables
+ * of the executable mappings of the address spaces it recorded stalls of
+ * (struct stall_table), each mapping with its range, its file offset, its
+ * build-id (read from the page cache only) and its path, and a record
+ * names the table of its address space.  A table is made by walking the
+ * VMAs under mmap_read_trylock(), once per address space and layout: a
+ * stall of a process whose mappings did not change since costs a
+ * comparison of its mm_lock_seq.  A layout that changed without its
+ * executable mappings (a buffer mapped, the heap grown) keeps its table
+ * after a walk.  Tables take the room of the oldest ones in the ring's
+ * table area (a quarter of the 2 KiB a record's maps take in the file);
+ * a record whose table was written over before the log was read names
+ * none (F_MAPS_FULL).
+ *
+ * The file keeps the layout of format 1.2, where each record carries its
+ * own maps: the snapshot fills them from the record's table with each
+ * mapping that a frame or an aligned word of the stack snapshot points
+ * into (CFI finds the return addresses the frame-pointer walk skipped
+ * among those words), and says per frame which, or why none
+ * (I915_STALL_FRAME_*).  So the lookups of the words cost the reader of
+ * the log, not the stall.
  *
  * Reader
  * ------
@@ -117,6 +134,15 @@
  *     snapshot finds records through the head, so for it this pair is
  *     implied by the next one; it keeps a slot's sequence number
  *     self-describing at the cost of a compiler barrier on x86.
+ *   - stall_table_place:A (smp_wmb) orders giving up the oldest tables
+ *     (the store of tables_gone) before the new table is written over
+ *     them, and pairs with stall_snapshot_table:A (smp_rmb) between the
+ *     copy of a table and the load of tables_gone: a snapshot that copied
+ *     any byte of a table written over sees it gone.  A table is complete
+ *     before a record that names it is committed, and the snapshot copies
+ *     it after it loaded the record's sequence number, so
+ *     stall_slot_commit:A and stall_snapshot_cpu:B make it complete for
+ *     the snapshot.
  *   - stall_slot_commit:B (smp_store_release of the head) orders the commit
  *     before the new head, and pairs with stall_snapshot_take:A
  *     (smp_load_acquire of the head): every record below a head the reader
@@ -139,6 +165,7 @@
 #include <linux/debugfs.h>
 #include <linux/dma-fence-unwrap.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
@@ -184,8 +211,21 @@ DEFINE_STATIC_KEY_FALSE(i915_stall_key);
 /* Waits no device's log could take, see __i915_stall_unattributed(). */
 static atomic64_t stall_unattributed = ATOMIC64_INIT(0);
 
-/* Files whose identity a CPU remembers, see stall_map_save(). */
-#define STALL_FILE_CACHE	32
+/* Files whose identity a CPU remembers, in sets of 4 by inode: stall_map_fill() */
+#define STALL_FILE_CACHE	128
+#define STALL_FILE_WAYS		4
+/* Executable mappings a table holds, and tables a ring keeps, at most. */
+#define STALL_TABLE_MAPS	128
+#define STALL_TABLES		64
+/* Bytes of table area a ring has per slot: a quarter of a record's maps. */
+#define STALL_TABLE_SLOT_BYTES	SZ_512
+/* VMAs one table walks at most: a bound on what a record can cost. */
+#define STALL_WALK_MAX		8192
+/* struct i915_stall_map.flags in a table only: anonymous executable memory */
+#define STALL_MAP_ANON		0x80
+/* struct stall_table.flags: not every executable mapping is in the table */
+#define STALL_TABLE_FULL	0x1	/* more than STALL_TABLE_MAPS of them */
+#define STALL_TABLE_CUT		0x2	/* more VMAs than STALL_WALK_MAX */
 
 /**
  * struct stall_file_id - what names a file, remembered by one CPU
@@ -196,7 +236,7 @@ static atomic64_t stall_unattributed = ATOMIC64_INIT(0);
  * @ctime: its change time when it was read
  * @build_id: its GNU build-id
  * @build_id_size: bytes of @build_id
- * @flags: I915_STALL_MAP_PATH, I915_STALL_MAP_DELETED as stall_map_save()
+ * @flags: I915_STALL_MAP_PATH, I915_STALL_MAP_DELETED as stall_map_read()
  *	found them
  * @name: as struct i915_stall_map.name
  *
@@ -217,46 +257,162 @@ struct stall_file_id {
 };
 
 /**
+ * struct stall_table_key - the address space a table describes, and when
+ * @mm: the address space; compared, never dereferenced from here
+ * @start_time: when the process's group leader started
+ * @exec_id: the process's self_exec_id: which of its images
+ * @tgid: the process
+ * @seq: the mm's mm_lock_seq when the table was made
+ *
+ * @mm, @tgid, @start_time and @exec_id name one image of one process: an
+ * mm_struct freed and allocated again, or the new image execve() makes,
+ * is not taken for the old one.  mm_lock_seq moves at every
+ * mmap_write_unlock(), so while it stays at @seq no mapping was made,
+ * removed or changed since the table was made.
+ */
+struct stall_table_key {
+	const struct mm_struct *mm;
+	u64 start_time;
+	u64 exec_id;
+	pid_t tgid;
+	unsigned int seq;
+};
+
+/**
+ * struct stall_table - the executable mappings of one address space
+ * @id: the table's number among those of its ring, from 1
+ * @count: entries of @maps
+ * @flags: STALL_TABLE_FULL, STALL_TABLE_CUT
+ * @key: whose mappings, and as of when; only the writer reads it
+ * @maps: every executable mapping, sorted by address; anonymous ones
+ *	(JIT code, the vDSO) have STALL_MAP_ANON and no file
+ *
+ * A table is made once per address space and layout, and the records of
+ * its stalls name it while the layout stays: a stall of a process whose
+ * mappings did not change costs a comparison, not a walk of its VMAs.
+ * Tables lie one after another in their ring's table area, and the
+ * oldest is written over when a new one needs its room; until then a
+ * complete table never changes but for @key.
+ */
+struct stall_table {
+	u64 id;
+	u32 count;
+	u32 flags;
+	struct stall_table_key key;
+	struct i915_stall_map maps[];
+};
+
+/**
+ * struct stall_table_ref - where a table lies in its ring's table area
+ * @id: the table's id
+ * @off: its offset in the area
+ * @size: its bytes there
+ */
+struct stall_table_ref {
+	u64 id;
+	u32 off;
+	u32 size;
+};
+
+/**
  * struct i915_stall_ring - the records written on one CPU
  * @head: records ever committed; written only by the ring's CPU
  * @base: @head at the last clear; written under the log's mutex
- * @files: the identity of files recently named, used only by the writer
- * @next_file: the entry of @files to replace next
- * @slot: the slots, a power of two of them, of the rings' @stride bytes
+ * @tables_gone: tables of this id and below are written over, or being
+ *	so; written only by the ring's CPU
+ * @next_table: the id of the last table made
+ * @table_head: where the next table goes in the table area
+ * @first: the entry of @refs of the oldest table
+ * @nr_tables: tables in the area, at most STALL_TABLES
+ * @refs: the tables in the area, oldest first (from @first, wrapping)
+ * @next_file: which entry of a set of @files a new file takes
+ * @files: the identity of files recently named, by inode
+ * @slot: the slots, a power of two of them, of the rings' @stride bytes;
+ *	then the table area, of the rings' @table_bytes
+ *
+ * All but @head, @base and @tables_gone are only read by the ring's CPU.
  */
 struct i915_stall_ring {
 	u64 head;
 	u64 base;
+	u64 tables_gone;
+	u64 next_table;
+	u32 table_head;
+	u32 first;
+	u32 nr_tables;
+	u32 next_file;
+	struct stall_table_ref refs[STALL_TABLES];
 	struct stall_file_id files[STALL_FILE_CACHE];
-	unsigned int next_file;
 	u8 slot[] __aligned(8);
 };
 
 /**
  * struct i915_stall_rings - a set of per-CPU rings, replaced as a whole
  * @slots: slots per ring, a power of two
- * @stride: bytes of a slot: the record, its maps and its stack snapshot
- * @ustack_bytes: bytes of user stack a slot holds, at STALL_USTACK_OFFSET
+ * @stride: bytes of a slot: the record, where its table is and its stack
+ *	snapshot
+ * @ustack_bytes: bytes of user stack a slot holds
+ * @table_bytes: bytes of a ring's table area
  * @ring: one ring per possible CPU, indexed by CPU number
  *
- * A slot is laid out as a record of format 1.2: the struct
- * i915_stall_record, then STALL_MAP_MAX struct i915_stall_map, then the
- * snapshot.
+ * A slot holds a struct i915_stall_record, where the table of its
+ * address space is (STALL_SLOT_TABLE_OFFSET) and the snapshot of its user
+ * stack (STALL_SLOT_USTACK_OFFSET).  The file has room for the maps
+ * between the record and the snapshot instead, in the layout of format
+ * 1.2: the snapshot fills them from the table (stall_rec_fill_maps()).
  */
 struct i915_stall_rings {
 	u32 slots;
 	u32 stride;
 	u32 ustack_bytes;
+	u32 table_bytes;
 	struct i915_stall_ring *ring[];
 };
 
+/* A record in the file: the record, its maps, its stack snapshot. */
 #define STALL_MAPS_OFFSET	sizeof(struct i915_stall_record)
 #define STALL_USTACK_OFFSET	(STALL_MAPS_OFFSET + STALL_MAP_MAX * sizeof(struct i915_stall_map))
+/* A slot of a ring: the record, where its table is, its stack snapshot. */
+#define STALL_SLOT_TABLE_OFFSET	sizeof(struct i915_stall_record)
+#define STALL_SLOT_USTACK_OFFSET	(STALL_SLOT_TABLE_OFFSET + sizeof(struct stall_table_ref))
 
-/* Bytes of a slot that holds @ustack_bytes of user stack. */
+/* Bytes of a record in the file with @ustack_bytes of user stack. */
 static u32 stall_stride(u32 ustack_bytes)
 {
 	return round_up(STALL_USTACK_OFFSET + ustack_bytes, 8);
+}
+
+/* Bytes of a slot that holds @ustack_bytes of user stack. */
+static u32 stall_slot_stride(u32 ustack_bytes)
+{
+	return round_up(STALL_SLOT_USTACK_OFFSET + ustack_bytes, 8);
+}
+
+/* Bytes of a table of @count mappings in a table area. */
+static u32 stall_table_size(u32 count)
+{
+	return struct_size_t(struct stall_table, maps, count);
+}
+
+/*
+ * Bytes of the table area of a ring of @slots, room for two tables of
+ * STALL_TABLE_MAPS at least.
+ */
+static u32 stall_table_bytes(u32 slots)
+{
+	return clamp(slots * STALL_TABLE_SLOT_BYTES, 2 * stall_table_size(STALL_TABLE_MAPS),
+		     SZ_1M);
+}
+
+/* Where the table a slot's record names is; id 0 if none. */
+static struct stall_table_ref *stall_slot_table(struct i915_stall_record *s)
+{
+	return (void *)s + STALL_SLOT_TABLE_OFFSET;
+}
+
+static u8 *stall_slot_ustack(struct i915_stall_record *s)
+{
+	return (u8 *)s + STALL_SLOT_USTACK_OFFSET;
 }
 
 static struct i915_stall_map *stall_rec_maps(struct i915_stall_record *s)
@@ -297,7 +453,8 @@ static u32 stall_default_slots(void)
 {
 	unsigned long slots;
 
-	slots = STALL_DEFAULT_BYTES / (nr_cpu_ids * stall_stride(STALL_USTACK_DEFAULT));
+	slots = STALL_DEFAULT_BYTES / (nr_cpu_ids * (stall_slot_stride(STALL_USTACK_DEFAULT) +
+						     STALL_TABLE_SLOT_BYTES));
 	slots = clamp(slots, STALL_MIN_SLOTS, STALL_DEFAULT_MAX_SLOTS);
 	return rounddown_pow_of_two(slots);
 }
@@ -322,13 +479,15 @@ static struct i915_stall_rings *stall_rings_alloc(u32 slots, u32 ustack_bytes)
 	if (!rings)
 		return NULL;
 	rings->slots = slots;
-	rings->stride = stall_stride(ustack_bytes);
+	rings->stride = stall_slot_stride(ustack_bytes);
 	rings->ustack_bytes = ustack_bytes;
+	rings->table_bytes = stall_table_bytes(slots);
 
 	for_each_possible_cpu(cpu) {
 		struct i915_stall_ring *ring;
 
-		ring = kvzalloc_node(struct_size(ring, slot, (size_t)slots * rings->stride),
+		ring = kvzalloc_node(struct_size(ring, slot, (size_t)slots * rings->stride +
+						 rings->table_bytes),
 				     GFP_KERNEL, cpu_to_node(cpu));
 		if (!ring) {
 			stall_rings_free(rings);
@@ -460,6 +619,7 @@ stall_ring_write(struct i915_stall_rings *rings,
 	u64 n;
 
 	n = stall_slot_reserve(rings, &ring, &slot);
+	stall_slot_table(slot)->id = 0;
 	fill(rings, slot, arg);
 	stall_slot_commit(ring, slot, n);
 }
@@ -540,66 +700,6 @@ static u32 stall_copy_ustack(u8 *dst, unsigned long sp, u32 size)
 	return done;
 }
 
-/* Address ranges that stall_fill_maps() found no executable file in. */
-#define STALL_MISS_MAX	16
-/* VMA lookups the words of one stack snapshot may cost, at most. */
-#define STALL_SCAN_LOOKUPS	32
-
-/**
- * struct stall_miss - user addresses with no executable file mapping
- * @start: first address
- * @end: address after the last
- * @why: I915_STALL_FRAME_NOVMA or I915_STALL_FRAME_ANON
- */
-struct stall_miss {
-	unsigned long start;
-	unsigned long end;
-	u8 why;
-};
-
-/**
- * struct stall_maps - state of stall_fill_maps() for one record
- * @mm: the waiter's mm, read-locked
- * @ring: this CPU's ring, for its file cache
- * @s: the record
- * @maps: its maps[]
- * @miss: ranges known to hold no executable file mapping
- * @nr_miss: entries of @miss in use
- * @next_miss: the entry of @miss to replace when it is full
- * @last_map: the entry of @maps the last address fell in
- * @last_miss: the entry of @miss the last address fell in
- * @lookups: VMA lookups the words of the snapshot may still cost
- *
- * Words of a stack alternate between a few ranges (saved frame pointers
- * in the stack, return addresses in the text): @last_map and @last_miss
- * make most of them one comparison.
- */
-struct stall_maps {
-	struct mm_struct *mm;
-	struct i915_stall_ring *ring;
-	struct i915_stall_record *s;
-	struct i915_stall_map *maps;
-	struct stall_miss miss[STALL_MISS_MAX];
-	unsigned int nr_miss;
-	unsigned int next_miss;
-	unsigned int last_map;
-	unsigned int last_miss;
-	unsigned int lookups;
-};
-
-static u8 stall_maps_miss(struct stall_maps *m, unsigned long start,
-			  unsigned long end, u8 why)
-{
-	unsigned int i = m->nr_miss < STALL_MISS_MAX ? m->nr_miss++ :
-			 m->next_miss++ % STALL_MISS_MAX;
-
-	m->miss[i].start = start;
-	m->miss[i].end = end;
-	m->miss[i].why = why;
-	m->last_miss = i;
-	return why;
-}
-
 /* Read the build-id and the path of the file of @vma into @map. */
 static void stall_map_read(struct i915_stall_map *map, struct vm_area_struct *vma)
 {
@@ -668,27 +768,34 @@ static bool stall_file_id_match(const struct stall_file_id *id,
 }
 
 /*
- * Save what names the file of @vma after the process is gone.  Reading a
- * build-id and a path costs a few microseconds, so the last files named
- * on this CPU are remembered in its ring; a file whose build-id was not
+ * Fill @map with the executable mapping @vma: its range, its file offset
+ * and what names its file after the process is gone, the build-id and the
+ * path.  Reading those costs a few microseconds, so the files last named
+ * on this CPU are remembered in its ring, by inode, each in one of the
+ * STALL_FILE_WAYS entries of its set; a file whose build-id was not
  * resident is not, so that it is read again next time.
  */
-static void stall_map_save(struct stall_maps *m, struct i915_stall_map *map,
+static void stall_map_fill(struct i915_stall_ring *ring, struct i915_stall_map *map,
 			   struct vm_area_struct *vma)
 {
-	const struct inode *inode = file_inode(vma->vm_file);
-	struct i915_stall_ring *ring = m->ring;
-	struct stall_file_id *id;
+	struct stall_file_id *set, *id;
+	const struct inode *inode;
 	unsigned int i;
 
+	memset(map, 0, sizeof(*map));
 	map->start = vma->vm_start;
 	map->end = vma->vm_end;
+	if (!vma->vm_file) {
+		map->flags = STALL_MAP_ANON;
+		return;
+	}
 	map->file_offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	map->flags = 0;
-	map->pad = 0;
 
-	for (i = 0; i < STALL_FILE_CACHE; i++) {
-		id = &ring->files[i];
+	inode = file_inode(vma->vm_file);
+	set = &ring->files[hash_ptr(inode, ilog2(STALL_FILE_CACHE / STALL_FILE_WAYS)) *
+			   STALL_FILE_WAYS];
+	for (i = 0; i < STALL_FILE_WAYS; i++) {
+		id = &set[i];
 		if (!stall_file_id_match(id, inode))
 			continue;
 		memcpy(map->build_id, id->build_id, sizeof(map->build_id));
@@ -705,7 +812,8 @@ static void stall_map_save(struct stall_maps *m, struct i915_stall_map *map,
 	if (!(map->flags & I915_STALL_MAP_BUILD_ID))
 		return;
 
-	id = &ring->files[ring->next_file++ % STALL_FILE_CACHE];
+	id = &set[ring->next_file++ % STALL_FILE_WAYS];
+
 	id->inode = inode;
 	id->ino = inode->i_ino;
 	id->dev = inode->i_sb->s_dev;
@@ -717,114 +825,217 @@ static void stall_map_save(struct stall_maps *m, struct i915_stall_map *map,
 }
 
 /*
- * The entry of maps[] that user address @addr falls in, added if need be,
- * or the I915_STALL_FRAME_* reason there is none.  A word of the snapshot
- * (@word) that needs a VMA lookup past the budget is not looked up: the
- * record says so (F_MAPS_CUT), and the cost of a record stays bounded
- * whatever the stack holds.
+ * The key of the current task's address space as it is now, if it can be
+ * told without mmap_lock: mm_lock_seq is odd while a writer changes the
+ * mappings, and without per-VMA locks there is no such count at all.
  */
-static u8 stall_map_addr(struct stall_maps *m, unsigned long addr, bool word)
+static bool stall_table_key(struct mm_struct *mm, struct stall_table_key *key)
 {
-	struct i915_stall_record *s = m->s;
-	struct vm_area_struct *vma, *prev;
-	unsigned int i;
+	struct task_struct *tsk = current;
 
-	i = m->last_map;
-	if (i < s->map_count && addr >= m->maps[i].start && addr < m->maps[i].end)
-		return i;
-	i = m->last_miss;
-	if (i < m->nr_miss && addr >= m->miss[i].start && addr < m->miss[i].end)
-		return m->miss[i].why;
+	key->mm = mm;
+	key->start_time = tsk->group_leader->start_time;
+	key->exec_id = tsk->self_exec_id;
+	key->tgid = tsk->tgid;
+#ifdef CONFIG_PER_VMA_LOCK
+	/* data race ok: compared only, and an odd count is never believed */
+	key->seq = data_race(READ_ONCE(mm->mm_lock_seq.sequence));
+	return !(key->seq & 1);
+#else
+	key->seq = 0;
+	return false;
+#endif
+}
 
-	for (i = 0; i < s->map_count; i++) {
-		if (addr >= m->maps[i].start && addr < m->maps[i].end) {
-			m->last_map = i;
-			return i;
-		}
+/* Whether @a and @b are the same image of the same process. */
+static bool stall_table_same_process(const struct stall_table_key *a,
+				     const struct stall_table_key *b)
+{
+	return a->mm == b->mm && a->tgid == b->tgid &&
+	       a->start_time == b->start_time && a->exec_id == b->exec_id;
+}
+
+/* The table at @off of @ring's table area. */
+static struct stall_table *stall_table_at(const struct i915_stall_rings *rings,
+					  const struct i915_stall_ring *ring, u32 off)
+{
+	return (void *)&ring->slot[(size_t)rings->slots * rings->stride + off];
+}
+
+/* Entry @i of @ring's tables, oldest first. */
+static struct stall_table_ref *stall_table_ref(struct i915_stall_ring *ring, u32 i)
+{
+	return &ring->refs[(ring->first + i) % STALL_TABLES];
+}
+
+/* The newest table of @ring made for the image of the process of @key. */
+static struct stall_table *stall_table_find(const struct i915_stall_rings *rings,
+					    struct i915_stall_ring *ring,
+					    const struct stall_table_key *key)
+{
+	u32 i;
+
+	for (i = ring->nr_tables; i--;) {
+		struct stall_table *t = stall_table_at(rings, ring, stall_table_ref(ring, i)->off);
+
+		if (stall_table_same_process(&t->key, key))
+			return t;
 	}
-	for (i = 0; i < m->nr_miss; i++) {
-		if (addr >= m->miss[i].start && addr < m->miss[i].end) {
-			m->last_miss = i;
-			return m->miss[i].why;
-		}
-	}
-
-	if (word) {
-		if (!m->lookups) {
-			s->flags |= I915_STALL_F_MAPS_CUT;
-			return I915_STALL_FRAME_NOVMA;
-		}
-		m->lookups--;
-	}
-
-	/* A gap between two mappings is remembered whole. */
-	vma = find_vma_prev(m->mm, addr, &prev);
-	if (!vma || addr < vma->vm_start)
-		return stall_maps_miss(m, prev ? prev->vm_end : 0,
-				       vma ? vma->vm_start : TASK_SIZE_MAX,
-				       I915_STALL_FRAME_NOVMA);
-	if (!(vma->vm_flags & VM_EXEC))
-		return stall_maps_miss(m, vma->vm_start, vma->vm_end,
-				       I915_STALL_FRAME_NOVMA);
-	if (!vma->vm_file)
-		return stall_maps_miss(m, vma->vm_start, vma->vm_end,
-				       I915_STALL_FRAME_ANON);
-	if (s->map_count == STALL_MAP_MAX) {
-		s->flags |= I915_STALL_F_MAPS_FULL;
-		return I915_STALL_FRAME_FULL;
-	}
-
-	stall_map_save(m, &m->maps[s->map_count], vma);
-	m->last_map = s->map_count;
-	return s->map_count++;
+	return NULL;
 }
 
 /*
- * The executable file mappings that the user frames and the words of the
- * stack snapshot point into, each once, with what names their files after
- * the process is gone: the build-id, the file offset and the path.  Under
- * mmap_read_trylock(), as the BPF stack map does for BPF_F_USER_BUILD_ID:
- * a writer holding the lock costs the record its maps (F_MAPS_NOLOCK), not
- * a wait.
- * Context: preemption disabled, so this CPU's file cache is ours.
+ * Walk the VMAs of @mm, at most @walk_max of them, and count the
+ * executable mappings, at most @max: forming each in turn into @maps, or
+ * with @maps NULL comparing each with @old, if any.  Returns how many
+ * there were; *@flags says if some were left out, and with @old, *@same
+ * whether all of them, and nothing more, are as @old has them.
  */
-static void stall_fill_maps(const struct i915_stall_rings *rings,
-			    struct i915_stall_record *s, unsigned int word)
+static u32 stall_table_walk(struct i915_stall_ring *ring, struct mm_struct *mm,
+			    unsigned int walk_max, u32 max, struct i915_stall_map *maps,
+			    const struct stall_table *old, u32 *flags, bool *same)
 {
-	const u8 *snap = stall_rec_ustack(s);
-	struct stall_maps m = {
-		.mm = current->mm,
-		.ring = rings->ring[smp_processor_id()],
-		.s = s,
-		.maps = stall_rec_maps(s),
-		.lookups = STALL_SCAN_LOOKUPS,
-	};
-	unsigned int i;
+	VMA_ITERATOR(vmi, mm, 0);
+	struct i915_stall_map scratch;
+	struct vm_area_struct *vma;
+	unsigned int walked = 0;
+	u32 count = 0;
 
-	if (!mmap_read_trylock(m.mm)) {
+	*flags = 0;
+	*same = old;
+	for_each_vma(vmi, vma) {
+		struct i915_stall_map *map = maps ? &maps[count] : &scratch;
+
+		if (walked++ == walk_max) {
+			*flags |= STALL_TABLE_CUT;
+			break;
+		}
+		if (!(vma->vm_flags & VM_EXEC))
+			continue;
+		if (count == max) {
+			*flags |= STALL_TABLE_FULL;
+			break;
+		}
+		if (maps || old)
+			stall_map_fill(ring, map, vma);
+		if (*same && (count == old->count ||
+			      memcmp(map, &old->maps[count], sizeof(*map))))
+			*same = false;
+		count++;
+	}
+	if (*same && (count != old->count || *flags != old->flags))
+		*same = false;
+	return count;
+}
+
+/*
+ * Room for a table of @size bytes in @ring's table area: at the head, or
+ * at the start once the head is too near the end.  The tables there are
+ * the oldest, and are written over; each is given up first, so that a
+ * snapshot that read any of its bytes after that sees it gone.
+ */
+static u32 stall_table_place(const struct i915_stall_rings *rings,
+			     struct i915_stall_ring *ring, u32 size)
+{
+	bool wrap = ring->table_head + size > rings->table_bytes;
+	u32 off = wrap ? 0 : ring->table_head;
+
+	while (ring->nr_tables) {
+		const struct stall_table_ref *old = stall_table_ref(ring, 0);
+
+		/* Wrapping, those past the head go too: they are older still. */
+		if (ring->nr_tables < STALL_TABLES &&
+		    !(wrap && old->off >= ring->table_head) &&
+		    (old->off >= off + size || old->off + old->size <= off))
+			break;
+		WRITE_ONCE(ring->tables_gone, old->id);
+		ring->first = (ring->first + 1) % STALL_TABLES;
+		ring->nr_tables--;
+	}
+	smp_wmb(); /* LMM(stall_table_place:A) */
+	ring->table_head = off + size;
+	return off;
+}
+
+/*
+ * The table of @key's address space: found, or made by walking its VMAs.
+ * A layout that moved with every executable mapping as it was (a buffer
+ * mapped or unmapped, the heap grown) keeps its table.
+ * Context: mmap_lock held for reading, preemption disabled.
+ */
+static struct stall_table *stall_table_build(const struct i915_stall_rings *rings,
+					     struct i915_stall_ring *ring,
+					     struct mm_struct *mm,
+					     const struct stall_table_key *key,
+					     unsigned int walk_max)
+{
+	struct stall_table *old = stall_table_find(rings, ring, key), *t;
+	struct stall_table_ref *ref;
+	u32 count, flags, off;
+	bool same;
+
+	if (old && old->key.seq == key->seq)
+		return old;
+
+	/* Mapped or unmapped something, but no code: the table holds. */
+	count = stall_table_walk(ring, mm, walk_max, STALL_TABLE_MAPS, NULL, old,
+				 &flags, &same);
+	if (same) {
+		old->key = *key;
+		return old;
+	}
+
+	off = stall_table_place(rings, ring, stall_table_size(count));
+	t = stall_table_at(rings, ring, off);
+	t->id = ++ring->next_table;
+	t->count = stall_table_walk(ring, mm, walk_max, count, t->maps, NULL, &t->flags,
+				    &same);
+	t->key = *key;
+
+	ref = stall_table_ref(ring, ring->nr_tables++);
+	ref->id = t->id;
+	ref->off = off;
+	ref->size = stall_table_size(count);
+	return t;
+}
+
+/*
+ * Name the table of the executable mappings of the current task's
+ * address space, as it is now, in @ref, for the record @s: found, or made
+ * under mmap_read_trylock(), as the BPF stack map reads build-ids for
+ * BPF_F_USER_BUILD_ID.  With none, @ref->id is 0 and @s says why, in its
+ * flags and for each frame: a writer held mmap_lock (F_MAPS_NOLOCK: a
+ * record never waits for it).
+ * Context: preemption disabled, so this CPU's tables and files are ours.
+ */
+static void stall_table_name(const struct i915_stall_rings *rings,
+			     struct i915_stall_ring *ring, struct i915_stall_record *s,
+			     struct stall_table_ref *ref, unsigned int walk_max)
+{
+	struct mm_struct *mm = current->mm;
+	struct stall_table_key key;
+	struct stall_table *t;
+
+	if (stall_table_key(mm, &key)) {
+		t = stall_table_find(rings, ring, &key);
+		if (t && t->key.seq == key.seq)
+			goto named;
+	}
+
+	if (!mmap_read_trylock(mm)) {
 		s->flags |= I915_STALL_F_MAPS_NOLOCK;
 		memset(s->ustack_map, I915_STALL_FRAME_NOLOCK, s->ustack_depth);
+		ref->id = 0;
 		return;
 	}
-
-	for (i = 0; i < s->ustack_depth; i++)
-		s->ustack_map[i] = stall_map_addr(&m, s->ustack[i], false);
-
-	/* Return addresses the frame-pointer walk skipped, for CFI. */
-	for (i = -s->user_sp & (word - 1); i + word <= s->ustack_size; i += word) {
-		unsigned long v;
-
-		if (word == sizeof(u64))
-			v = get_unaligned((const u64 *)(snap + i));
-		else
-			v = get_unaligned((const u32 *)(snap + i));
-		if (v >= mmap_min_addr && v < TASK_SIZE_MAX)
-			stall_map_addr(&m, v, true);
-		if (s->flags & I915_STALL_F_MAPS_CUT)
-			break;
-	}
-
-	mmap_read_unlock(m.mm);
+	/* No writer now: the count stands still, even if it was odd. */
+	stall_table_key(mm, &key);
+	t = stall_table_build(rings, ring, mm, &key, walk_max);
+	mmap_read_unlock(mm);
+named:
+	ref->id = t->id;
+	ref->off = (u8 *)t - (u8 *)stall_table_at(rings, ring, 0);
+	ref->size = stall_table_size(t->count);
 }
 
 /*
@@ -836,9 +1047,9 @@ static void stall_fill_maps(const struct i915_stall_rings *rings,
 static void stall_fill_user(const struct i915_stall_rings *rings,
 			    struct i915_stall_record *s)
 {
+	struct i915_stall_ring *ring = rings->ring[smp_processor_id()];
 	struct task_struct *tsk = current;
 	struct pt_regs *regs;
-	unsigned int word;
 	unsigned int n;
 
 	if (tsk->flags & (PF_KTHREAD | PF_USER_WORKER)) {
@@ -849,10 +1060,8 @@ static void stall_fill_user(const struct i915_stall_rings *rings,
 		return;
 
 	regs = task_pt_regs(tsk);
-	word = sizeof(u64);
 	if (!user_64bit_mode(regs)) {
 		s->flags |= I915_STALL_F_COMPAT;
-		word = sizeof(u32);
 #if IS_ENABLED(CONFIG_IA32_EMULATION)
 		n = stall_save_user32(task_pt_regs(tsk), s->ustack,
 				      ARRAY_SIZE(s->ustack));
@@ -873,10 +1082,10 @@ static void stall_fill_user(const struct i915_stall_rings *rings,
 	s->user_sp = regs->sp;
 	s->user_bp = regs->bp;
 	s->flags |= I915_STALL_F_USER_REGS;
-	s->ustack_size = stall_copy_ustack(stall_rec_ustack(s), regs->sp,
+	s->ustack_size = stall_copy_ustack(stall_slot_ustack(s), regs->sp,
 					   rings->ustack_bytes);
 
-	stall_fill_maps(rings, s, word);
+	stall_table_name(rings, ring, s, stall_slot_table(s), STALL_WALK_MAX);
 }
 
 /* What stall_fill() records: the site's info and the measured duration. */
@@ -1465,16 +1674,188 @@ static bool stall_slots_fit(u32 slots, u32 ustack_bytes, unsigned int cpus)
 	return stall_snapshot_bytes((u64)slots * cpus, cpus, stall_stride(ustack_bytes));
 }
 
+/* The entry of @t that user address @addr falls in, or NULL. */
+static const struct i915_stall_map *stall_table_lookup(const struct stall_table *t,
+						       unsigned long addr)
+{
+	unsigned int lo = 0, hi = t->count;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (t->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= t->maps[lo - 1].end)
+		return NULL;
+	return &t->maps[lo - 1];
+}
+
+/*
+ * The entry of @rec's maps[] for @m, an executable file mapping of @t,
+ * added in the order of first use if need be, or I915_STALL_FRAME_FULL.
+ * @idx maps entries of @t to entries of maps[].
+ */
+static u8 stall_rec_add(struct i915_stall_record *rec, const struct stall_table *t,
+			u8 *idx, const struct i915_stall_map *m)
+{
+	unsigned int i = m - t->maps;
+
+	if (idx[i] != U8_MAX)
+		return idx[i];
+	if (rec->map_count == STALL_MAP_MAX) {
+		rec->flags |= I915_STALL_F_MAPS_FULL;
+		return I915_STALL_FRAME_FULL;
+	}
+	stall_rec_maps(rec)[rec->map_count] = *m;
+	idx[i] = rec->map_count;
+	return rec->map_count++;
+}
+
+/* What user frame @addr of @rec says: its entry of maps[], or why none. */
+static u8 stall_rec_frame(struct i915_stall_record *rec, const struct stall_table *t,
+			  u8 *idx, unsigned long addr)
+{
+	const struct i915_stall_map *m = stall_table_lookup(t, addr);
+
+	if (!m) {
+		if (!t->flags)
+			return I915_STALL_FRAME_NOVMA;
+		/* maybe in a mapping the table has no room for */
+		rec->flags |= t->flags & STALL_TABLE_CUT ? I915_STALL_F_MAPS_CUT :
+							   I915_STALL_F_MAPS_FULL;
+		return I915_STALL_FRAME_FULL;
+	}
+	if (m->flags & STALL_MAP_ANON)
+		return I915_STALL_FRAME_ANON;
+	return stall_rec_add(rec, t, idx, m);
+}
+
+/*
+ * Fill the maps[] of @rec, a record of the snapshot whose address space
+ * is described by @t: each executable file
+ * mapping that a user frame or an aligned word of the stack snapshot
+ * points into, once (the words are where CFI will find the return
+ * addresses the frame-pointer walk skipped), and per frame the entry of
+ * maps[] it falls in or why there is none.  Done when the log is read, so
+ * that a stall costs no lookup.
+ */
+static void stall_rec_fill_maps(struct i915_stall_record *rec, const struct stall_table *t,
+				u8 *idx)
+{
+	unsigned int word = rec->flags & I915_STALL_F_COMPAT ? sizeof(u32) : sizeof(u64);
+	const u8 *snap = stall_rec_ustack(rec);
+	unsigned int i;
+
+	rec->map_count = 0;
+	memset(idx, U8_MAX, t->count);
+	for (i = 0; i < rec->ustack_depth; i++)
+		rec->ustack_map[i] = stall_rec_frame(rec, t, idx, rec->ustack[i]);
+
+	for (i = -rec->user_sp & (word - 1); i + word <= rec->ustack_size; i += word) {
+		const struct i915_stall_map *m;
+		unsigned long v;
+
+		if (word == sizeof(u64))
+			v = get_unaligned((const u64 *)(snap + i));
+		else
+			v = get_unaligned((const u32 *)(snap + i));
+		if (v < mmap_min_addr || v >= TASK_SIZE_MAX)
+			continue;
+		m = stall_table_lookup(t, v);
+		if (m && !(m->flags & STALL_MAP_ANON))
+			stall_rec_add(rec, t, idx, m);
+	}
+}
+
+/**
+ * struct stall_scratch - what a snapshot works with besides the file
+ * @idx: see stall_rec_add()
+ * @refs: where the table each record copied from a ring is
+ * @table: the last table copied, with room for the largest
+ */
+struct stall_scratch {
+	u8 idx[STALL_TABLE_MAPS];
+	struct stall_table_ref *refs;
+	struct stall_table *table;
+};
+
+static void stall_scratch_free(struct stall_scratch *x)
+{
+	if (!x)
+		return;
+	kvfree(x->refs);
+	kvfree(x->table);
+	kfree(x);
+}
+
+static struct stall_scratch *stall_scratch_alloc(u32 slots)
+{
+	struct stall_scratch *x = kzalloc(sizeof(*x), GFP_KERNEL);
+
+	if (!x)
+		return NULL;
+	x->refs = kvmalloc_array(slots, sizeof(*x->refs), GFP_KERNEL);
+	x->table = kvmalloc(stall_table_size(STALL_TABLE_MAPS), GFP_KERNEL);
+	if (!x->refs || !x->table) {
+		stall_scratch_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+/*
+ * Copy the table @ref points to from @ring's table area into @x->table,
+ * if it is still there.  Racy by design: a table is written over only
+ * once it is given up, so the copy is kept only if it was not given up
+ * by the time the copy ended.
+ */
+static const struct stall_table *stall_snapshot_table(const struct i915_stall_rings *rings,
+						      const struct i915_stall_ring *ring,
+						      const struct stall_table_ref *ref,
+						      struct stall_scratch *x)
+{
+	struct stall_table *t = x->table;
+	const struct stall_table *src;
+
+	if (!ref->id || ref->size > stall_table_size(STALL_TABLE_MAPS) ||
+	    ref->off > rings->table_bytes - ref->size)
+		return NULL;
+	if (t->id == ref->id)
+		return t;
+
+	src = stall_table_at(rings, ring, ref->off);
+	/* data race ok: the copy is kept only if the table was not given up */
+	data_race(memcpy(t, src, offsetof(struct stall_table, key)));
+	if (t->id != ref->id || stall_table_size(t->count) != ref->size) {
+		t->id = 0;
+		return NULL;
+	}
+	/* data race ok: as above */
+	data_race(memcpy(t->maps, src->maps, t->count * sizeof(*t->maps)));
+	smp_rmb(); /* LMM(stall_snapshot_table:A) */
+	if (READ_ONCE(ring->tables_gone) >= ref->id) {
+		t->id = 0;
+		return NULL;
+	}
+	return t;
+}
+
 /*
  * Copy the committed records of one ring below @head into @out, oldest
- * first, and account for every record the CPU wrote since the last clear.
- * Returns the number of records copied, at most @head less the base,
- * capped at the ring's size.
+ * first, in the layout of the file, with the maps of each filled from the
+ * table of its address space; and account for every record the CPU wrote
+ * since the last clear.  Returns the number of records copied, at most
+ * @head less the base, capped at the ring's size.
  */
 static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 			      const struct i915_stall_ring *ring, u64 head,
-			      struct i915_stall_cpu_entry *e, u8 *out)
+			      struct i915_stall_cpu_entry *e, u8 *out,
+			      struct stall_scratch *x)
 {
+	const u32 stride = stall_stride(rings->ustack_bytes);
 	u64 base = READ_ONCE(ring->base);
 	u64 first = head - min_t(u64, head - base, rings->slots);
 	u32 emitted = 0;
@@ -1486,9 +1867,10 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 	for (n = first; n < head; n++) {
 		const struct i915_stall_record *slot = stall_ring_slot(rings, ring, n);
 		struct i915_stall_record *rec;
+		struct stall_table_ref ref;
 		u64 seq;
 
-		rec = (struct i915_stall_record *)(out + (size_t)emitted * rings->stride);
+		rec = (struct i915_stall_record *)(out + (size_t)emitted * stride);
 
 		seq = smp_load_acquire(&slot->seq); /* LMM(stall_snapshot_cpu:B) */
 		if (seq != 2 * n + 2) {
@@ -1496,8 +1878,13 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 			continue;
 		}
 
-		/* Racy by design: the slot is kept only if seq did not move. */
-		data_race(memcpy(rec, slot, rings->stride));
+		/* data race ok: the slot is kept only if seq did not move */
+		data_race(memcpy(rec, slot, sizeof(*rec)));
+		/* data race ok: as above */
+		data_race(memcpy(stall_rec_ustack(rec), stall_slot_ustack((void *)slot),
+				 rings->ustack_bytes));
+		/* data race ok: as above */
+		ref = data_race(*stall_slot_table((void *)slot));
 		smp_rmb(); /* LMM(stall_snapshot_cpu:C) */
 		if (READ_ONCE(slot->seq) != seq) {
 			e->torn++;
@@ -1506,22 +1893,41 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 
 		if (WARN_ON_ONCE(rec->kstack_depth > I915_STALL_KSTACK_MAX ||
 				 rec->ustack_depth > I915_STALL_USTACK_MAX ||
-				 rec->map_count > STALL_MAP_MAX ||
 				 rec->ustack_size > rings->ustack_bytes)) {
 			e->torn++;
 			continue;
 		}
 
 		/* What an older record left in the slot is not in the file. */
-		memset(stall_rec_maps(rec) + rec->map_count, 0,
-		       (STALL_MAP_MAX - rec->map_count) * sizeof(struct i915_stall_map));
 		memset(stall_rec_ustack(rec) + rec->ustack_size, 0,
-		       rings->stride - STALL_USTACK_OFFSET - rec->ustack_size);
+		       stride - STALL_USTACK_OFFSET - rec->ustack_size);
 
 		rec->seq = n - base;
-		emitted++;
+		x->refs[emitted++] = ref;
 	}
 
+	/*
+	 * The maps, from the table each record names, which was complete
+	 * before the record was committed.  A table given up since leaves
+	 * the record's frames unnamed, for lack of room.
+	 */
+	x->table->id = 0;
+	for (n = 0; n < emitted; n++) {
+		struct i915_stall_record *rec;
+		const struct stall_table *t;
+
+		rec = (struct i915_stall_record *)(out + (size_t)n * stride);
+		memset(stall_rec_maps(rec), 0, STALL_USTACK_OFFSET - STALL_MAPS_OFFSET);
+		if (!x->refs[n].id)
+			continue;	/* the writer said per frame why */
+		t = stall_snapshot_table(rings, ring, &x->refs[n], x);
+		if (t) {
+			stall_rec_fill_maps(rec, t, x->idx);
+		} else {
+			rec->flags |= I915_STALL_F_MAPS_FULL;
+			memset(rec->ustack_map, I915_STALL_FRAME_FULL, rec->ustack_depth);
+		}
+	}
 	e->emitted = emitted;
 	return emitted;
 }
@@ -1536,7 +1942,7 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 	h->version_major = I915_STALL_VERSION_MAJOR;
 	h->version_minor = I915_STALL_VERSION_MINOR;
 	h->header_size = sizeof(*h);
-	h->record_size = rings ? rings->stride : stall_stride(log->ustack_bytes);
+	h->record_size = stall_stride(rings ? rings->ustack_bytes : log->ustack_bytes);
 	h->cpu_entry_size = sizeof(struct i915_stall_cpu_entry);
 	h->cpu_count = nr_cpu_ids;
 	h->clock_id = CLOCK_MONOTONIC;
@@ -1580,6 +1986,7 @@ static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 	struct stall_snapshot *snap = NULL;
 	struct i915_stall_cpu_entry *cpus;
 	struct i915_stall_file_header *h;
+	struct stall_scratch *scratch = NULL;
 	struct i915_stall_rings *rings;
 	unsigned int cpu;
 	u64 *heads = NULL;
@@ -1592,11 +1999,12 @@ static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 	mutex_lock(&log->lock);
 	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
 	slots = rings ? rings->slots : 0;
-	stride = rings ? rings->stride : stall_stride(log->ustack_bytes);
+	stride = stall_stride(rings ? rings->ustack_bytes : log->ustack_bytes);
 
 	if (rings) {
 		heads = kcalloc(nr_cpu_ids, sizeof(*heads), GFP_KERNEL);
-		if (!heads)
+		scratch = stall_scratch_alloc(slots);
+		if (!heads || !scratch)
 			goto out;
 		for_each_possible_cpu(cpu) {
 			const struct i915_stall_ring *ring = rings->ring[cpu];
@@ -1635,13 +2043,14 @@ static struct stall_snapshot *stall_snapshot_take(struct i915_stall_log *log)
 			     *per_cpu_ptr(log->dropped_base, cpu);
 		if (rings)
 			count += stall_snapshot_cpu(rings, rings->ring[cpu], heads[cpu], e,
-						    recs + count * stride);
+						    recs + count * stride, scratch);
 	}
 
 	h->record_count = count;
 	snap->size = h->records_offset + count * stride;
 out:
 	mutex_unlock(&log->lock);
+	stall_scratch_free(scratch);
 	kfree(heads);
 	return snap;
 }

@@ -100,14 +100,14 @@ enum i915_stall_outcome {
 #define I915_STALL_F_OWNER		0x40 /* owner_pid/owner_comm valid */
 #define I915_STALL_F_USER_REGS		0x80 /* 1.2: user_ip/sp/bp and the snapshot valid */
 #define I915_STALL_F_MAPS_NOLOCK	0x100 /* 1.2: mmap lock not taken, no map saved */
-#define I915_STALL_F_MAPS_FULL		0x200 /* 1.2: more executable mappings than map_max */
-#define I915_STALL_F_MAPS_CUT		0x400 /* 1.2: snapshot words left unlooked-up (cost cap) */
+#define I915_STALL_F_MAPS_FULL		0x200 /* 1.2: a mapping left out for lack of room */
+#define I915_STALL_F_MAPS_CUT		0x400 /* 1.2: mappings left out at a cost cap */
 
 /*
  * struct i915_stall_record.ustack_map[i], 1.2: the index of the entry of
  * maps[] that ustack[i] falls in, or why there is none.
  */
-#define I915_STALL_FRAME_FULL		0xfc /* maps[] was full */
+#define I915_STALL_FRAME_FULL		0xfc /* maybe a mapping left out (F_MAPS_FULL, _CUT) */
 #define I915_STALL_FRAME_NOLOCK		0xfd /* the mmap lock was not taken */
 #define I915_STALL_FRAME_ANON		0xfe /* anonymous executable memory (JIT, vDSO) */
 #define I915_STALL_FRAME_NOVMA		0xff /* no executable mapping there */

@@ -2367,27 +2367,100 @@ static struct kunit_suite stall_syncobj_suite = {
 
 /*
  * User stacks and the identity of user code.  Test cases run in kernel
- * threads, so these call the capture functions directly, on a record of a
- * ring of their own and on memory mapped into the test's mm.
+ * threads, so these call the capture functions directly, on memory mapped
+ * into the test's mm: the snapshot copy, the table of an address space's
+ * executable mappings a record names, and the maps the snapshot fills
+ * in a record of the file from it.
  */
 
 #define TEST_USTACK	512
 
-/* A zeroed record with room for TEST_USTACK bytes of user stack. */
-static struct i915_stall_record *user_record(struct kunit *test,
-					     const struct i915_stall_rings **ringsp)
+/* The rings of a log with room for TEST_USTACK bytes of user stack. */
+static const struct i915_stall_rings *user_rings(struct kunit *test)
 {
 	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
 	struct i915_stall_rings *rings;
-	struct i915_stall_record *s;
 
 	KUNIT_ASSERT_EQ(test, stall_ustack_bytes_set(log, TEST_USTACK), 0);
 	rings = rcu_dereference_protected(log->rings, true);
 	KUNIT_ASSERT_EQ(test, rings->ustack_bytes, TEST_USTACK);
-	s = stall_ring_slot(rings, rings->ring[0], 0);
-	memset(s, 0, rings->stride);
-	*ringsp = rings;
-	return s;
+	return rings;
+}
+
+/* A zeroed record in the layout of the file, with its snapshot. */
+static struct i915_stall_record *user_file_record(struct kunit *test)
+{
+	struct i915_stall_record *rec = kunit_kzalloc(test, stall_stride(TEST_USTACK),
+						      GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	rec->flags = I915_STALL_F_USER_REGS;
+	rec->user_sp = 0x7fff0000;
+	return rec;
+}
+
+/*
+ * Name the table of the test's address space for the record @s on this
+ * CPU, as stall_fill_user() does, walking at most @walk_max VMAs: its id,
+ * or 0 and the reason in @s.  The caller keeps to one CPU.
+ */
+static u64 user_name_rec(const struct i915_stall_rings *rings, struct i915_stall_record *s,
+			 unsigned int walk_max)
+{
+	struct stall_table_ref ref;
+
+	preempt_disable();
+	stall_table_name(rings, rings->ring[smp_processor_id()], s, &ref, walk_max);
+	preempt_enable();
+	return ref.id;
+}
+
+/* The same for a record of no frames; its flags into *@flags. */
+static u64 user_name(const struct i915_stall_rings *rings, unsigned int walk_max,
+		     u16 *flags)
+{
+	struct i915_stall_record s = {};
+	u64 id = user_name_rec(rings, &s, walk_max);
+
+	if (flags)
+		*flags = s.flags;
+	return id;
+}
+
+/* The table of this CPU's ring with @id, or NULL if it is gone. */
+static struct stall_table *user_table_find(const struct i915_stall_rings *rings, u64 id)
+{
+	struct i915_stall_ring *ring = rings->ring[smp_processor_id()];
+	u32 i;
+
+	for (i = 0; i < ring->nr_tables; i++) {
+		const struct stall_table_ref *ref = stall_table_ref(ring, i);
+
+		if (ref->id == id)
+			return stall_table_at(rings, ring, ref->off);
+	}
+	return NULL;
+}
+
+/* The same, which must be there. */
+static struct stall_table *user_table(struct kunit *test,
+				      const struct i915_stall_rings *rings, u64 id)
+{
+	struct stall_table *t = user_table_find(rings, id);
+
+	if (!t)
+		KUNIT_FAIL(test, "no table %llu", id);
+	return t;
+}
+
+/* As the snapshot fills a record's maps from its table. */
+static void user_fill(struct kunit *test, struct i915_stall_record *rec,
+		      const struct stall_table *t)
+{
+	u8 *idx = kunit_kzalloc(test, STALL_TABLE_MAPS, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, idx);
+	stall_rec_fill_maps(rec, t, idx);
 }
 
 static void user_fput(void *file)
@@ -2460,6 +2533,12 @@ static unsigned long user_map(struct kunit *test, struct file *file,
 	return addr;
 }
 
+/* A new layout: a page of data mapped, which changes no table's maps. */
+static void user_remap(struct kunit *test)
+{
+	user_map(test, NULL, PROT_READ | PROT_WRITE, 0);
+}
+
 /* The snapshot copy stops at the first page that is not mapped. */
 static void stall_user_copy_ustack(struct kunit *test)
 {
@@ -2489,15 +2568,6 @@ static void stall_user_copy_ustack(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stall_copy_ustack(buf, addr, 0), 0);
 }
 
-/* As stall_fill_user() calls it: preemption disabled, the CPU's cache. */
-static void stall_user_fill_maps(const struct i915_stall_rings *rings,
-				 struct i915_stall_record *s)
-{
-	preempt_disable();
-	stall_fill_maps(rings, s, sizeof(u64));
-	preempt_enable();
-}
-
 static void expect_test_map(struct kunit *test, const struct i915_stall_map *m,
 			    unsigned long start, u64 file_offset, bool build_id)
 {
@@ -2520,48 +2590,90 @@ static void expect_test_map(struct kunit *test, const struct i915_stall_map *m,
 }
 
 /*
+ * A table holds every executable mapping, in address order, with what
+ * names its file; anonymous executable memory is marked; data is not in
+ * it.
+ */
+static void stall_user_table(struct kunit *test)
+{
+	const struct i915_stall_rings *rings = user_rings(test);
+	struct file *file = user_elf_file(test, true);
+	unsigned long text, text2, jit;
+	const struct stall_table *t;
+	u16 flags;
+	u64 id;
+
+	/* top-down: each mapping below the last */
+	text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	text2 = user_map(test, file, PROT_READ | PROT_EXEC, 1);
+	jit = user_map(test, NULL, PROT_READ | PROT_WRITE | PROT_EXEC, 0);
+	user_map(test, file, PROT_READ, 0);
+
+	migrate_disable();
+	id = user_name(rings, STALL_WALK_MAX, &flags);
+	KUNIT_EXPECT_EQ(test, id, 1);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	t = user_table(test, rings, id);
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_EQ(test, t->flags, 0);
+	KUNIT_ASSERT_EQ(test, t->count, 3);
+	KUNIT_EXPECT_EQ(test, t->maps[0].start, jit);
+	KUNIT_EXPECT_EQ(test, t->maps[0].end, jit + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, t->maps[0].flags, STALL_MAP_ANON);
+	expect_test_map(test, &t->maps[1], text2, PAGE_SIZE, true);
+	expect_test_map(test, &t->maps[2], text, 0, true);
+}
+
+/*
  * Each frame names its mapping, or why there is none; a word of the stack
- * snapshot adds the mapping it points into, each mapping is saved once.
+ * snapshot adds the mapping it points into; each mapping is saved once,
+ * in the order of first use.
  */
 static void stall_user_maps(struct kunit *test)
 {
-	const struct i915_stall_rings *rings;
-	struct i915_stall_record *s = user_record(test, &rings);
+	const struct i915_stall_rings *rings = user_rings(test);
+	struct i915_stall_record *rec = user_file_record(test);
 	struct file *file = user_elf_file(test, true);
-	const struct i915_stall_map *maps = stall_rec_maps(s);
+	const struct i915_stall_map *maps = stall_rec_maps(rec);
+	u64 *words = (u64 *)stall_rec_ustack(rec);
 	unsigned long text, text2, jit, data;
-	u64 *words = (u64 *)stall_rec_ustack(s);
+	const struct stall_table *t;
 
 	text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
 	text2 = user_map(test, file, PROT_READ | PROT_EXEC, 1);
 	jit = user_map(test, NULL, PROT_READ | PROT_WRITE | PROT_EXEC, 0);
 	data = user_map(test, file, PROT_READ, 0);
+	migrate_disable();
+	t = user_table(test, rings, user_name(rings, STALL_WALK_MAX, NULL));
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, t);
 
-	s->ustack_depth = 6;
-	s->ustack[0] = text + 0x10;
-	s->ustack[1] = jit + 0x20;
-	s->ustack[2] = data + 8;	/* not executable */
-	s->ustack[3] = 0x10;		/* below mmap_min_addr, never mapped */
-	s->ustack[4] = text + 0x30;	/* the first mapping again */
-	s->ustack[5] = jit + 0x40;	/* the JIT again, from the cache */
+	rec->ustack_depth = 6;
+	rec->ustack[0] = text + 0x10;
+	rec->ustack[1] = jit + 0x20;
+	rec->ustack[2] = data + 8;	/* not executable */
+	rec->ustack[3] = 0x10;		/* below mmap_min_addr, never mapped */
+	rec->ustack[4] = text + 0x30;	/* the first mapping again */
+	rec->ustack[5] = jit + 0x40;
 	/* in the snapshot only: a return address the FP walk skipped */
-	s->user_sp = 0x7fff0000;
-	s->ustack_size = 4 * sizeof(u64);
+	rec->ustack_size = 5 * sizeof(u64);
 	words[0] = data;
 	words[1] = text2 + 0x40;
 	words[2] = 42;
-	words[3] = text + 0x50;
+	words[3] = jit + 8;		/* words name no anonymous memory */
+	words[4] = text + 0x50;
 
-	stall_user_fill_maps(rings, s);
+	user_fill(test, rec, t);
 
-	KUNIT_EXPECT_EQ(test, s->flags, 0);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[0], 0);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[1], I915_STALL_FRAME_ANON);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[2], I915_STALL_FRAME_NOVMA);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[3], I915_STALL_FRAME_NOVMA);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[4], 0);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[5], I915_STALL_FRAME_ANON);
-	KUNIT_ASSERT_EQ(test, s->map_count, 2);
+	KUNIT_EXPECT_EQ(test, rec->flags, I915_STALL_F_USER_REGS);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[0], 0);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[1], I915_STALL_FRAME_ANON);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[2], I915_STALL_FRAME_NOVMA);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[3], I915_STALL_FRAME_NOVMA);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[4], 0);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[5], I915_STALL_FRAME_ANON);
+	KUNIT_ASSERT_EQ(test, rec->map_count, 2);
 	expect_test_map(test, &maps[0], text, 0, true);
 	expect_test_map(test, &maps[1], text2, PAGE_SIZE, true);
 }
@@ -2569,94 +2681,370 @@ static void stall_user_maps(struct kunit *test)
 /* A build-id that is not in the page cache is not read: no fault taken. */
 static void stall_user_maps_not_resident(struct kunit *test)
 {
-	const struct i915_stall_rings *rings;
-	struct i915_stall_record *s = user_record(test, &rings);
+	const struct i915_stall_rings *rings = user_rings(test);
+	struct i915_stall_record *rec = user_file_record(test);
 	struct file *file = user_elf_file(test, false);
 	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	const struct stall_table *t;
 
-	s->ustack_depth = 1;
-	s->ustack[0] = text + 0x10;
-	stall_user_fill_maps(rings, s);
+	migrate_disable();
+	t = user_table(test, rings, user_name(rings, STALL_WALK_MAX, NULL));
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	rec->ustack_depth = 1;
+	rec->ustack[0] = text + 0x10;
+	user_fill(test, rec, t);
 
-	KUNIT_EXPECT_EQ(test, s->flags, 0);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[0], 0);
-	KUNIT_ASSERT_EQ(test, s->map_count, 1);
-	expect_test_map(test, stall_rec_maps(s), text, 0, false);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[0], 0);
+	KUNIT_ASSERT_EQ(test, rec->map_count, 1);
+	expect_test_map(test, stall_rec_maps(rec), text, 0, false);
 }
 
 /* A writer holding mmap_lock costs the record its maps, never a wait. */
 static void stall_user_maps_nolock(struct kunit *test)
 {
-	const struct i915_stall_rings *rings;
-	struct i915_stall_record *s = user_record(test, &rings);
+	const struct i915_stall_rings *rings = user_rings(test);
+	struct i915_stall_record *rec = user_file_record(test);
 	struct file *file = user_elf_file(test, true);
 	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
 
-	s->ustack_depth = 2;
-	s->ustack[0] = text + 0x10;
-	s->ustack[1] = text + 0x20;
+	rec->ustack_depth = 2;
+	rec->ustack[0] = text + 0x10;
+	rec->ustack[1] = text + 0x20;
 	mmap_write_lock(current->mm);
-	stall_user_fill_maps(rings, s);
+	KUNIT_EXPECT_EQ(test, user_name_rec(rings, rec, STALL_WALK_MAX), 0);
 	mmap_write_unlock(current->mm);
-
-	KUNIT_EXPECT_EQ(test, s->flags, I915_STALL_F_MAPS_NOLOCK);
-	KUNIT_EXPECT_EQ(test, s->map_count, 0);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[0], I915_STALL_FRAME_NOLOCK);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[1], I915_STALL_FRAME_NOLOCK);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[2], 0);	/* past the depth */
+	KUNIT_EXPECT_EQ(test, rec->flags, I915_STALL_F_USER_REGS | I915_STALL_F_MAPS_NOLOCK);
+	KUNIT_EXPECT_EQ(test, rec->map_count, 0);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[0], I915_STALL_FRAME_NOLOCK);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[1], I915_STALL_FRAME_NOLOCK);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[2], 0);	/* past the depth */
 }
 
-/* More executable mappings than the table holds. */
+/* More executable mappings than a record holds. */
 static void stall_user_maps_full(struct kunit *test)
 {
-	const struct i915_stall_rings *rings;
-	struct i915_stall_record *s = user_record(test, &rings);
+	const struct i915_stall_rings *rings = user_rings(test);
+	struct i915_stall_record *rec = user_file_record(test);
 	struct file *file = user_elf_file(test, true);
 	unsigned long text[STALL_MAP_MAX + 1];
+	const struct stall_table *t;
 	unsigned int i;
 
 	/* offset 0 each: no two can merge into one VMA */
 	for (i = 0; i < ARRAY_SIZE(text); i++) {
 		text[i] = user_map(test, file, PROT_READ | PROT_EXEC, 0);
-		s->ustack[i] = text[i] + 8 * i;
+		rec->ustack[i] = text[i] + 8 * i;
 	}
-	s->ustack[i] = text[3] + 0x100;
-	s->ustack_depth = i + 1;
-	stall_user_fill_maps(rings, s);
+	rec->ustack[i] = text[3] + 0x100;
+	rec->ustack_depth = i + 1;
+	migrate_disable();
+	t = user_table(test, rings, user_name(rings, STALL_WALK_MAX, NULL));
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_EQ(test, t->count, ARRAY_SIZE(text));
+	user_fill(test, rec, t);
 
-	KUNIT_EXPECT_EQ(test, s->flags, I915_STALL_F_MAPS_FULL);
-	KUNIT_ASSERT_EQ(test, s->map_count, STALL_MAP_MAX);
+	KUNIT_EXPECT_EQ(test, rec->flags, I915_STALL_F_USER_REGS | I915_STALL_F_MAPS_FULL);
+	KUNIT_ASSERT_EQ(test, rec->map_count, STALL_MAP_MAX);
 	for (i = 0; i < STALL_MAP_MAX; i++) {
-		KUNIT_EXPECT_EQ(test, s->ustack_map[i], i);
-		KUNIT_EXPECT_EQ(test, stall_rec_maps(s)[i].start, text[i]);
+		KUNIT_EXPECT_EQ(test, rec->ustack_map[i], i);
+		KUNIT_EXPECT_EQ(test, stall_rec_maps(rec)[i].start, text[i]);
 	}
-	KUNIT_EXPECT_EQ(test, s->ustack_map[STALL_MAP_MAX], I915_STALL_FRAME_FULL);
-	KUNIT_EXPECT_EQ(test, s->ustack_map[STALL_MAP_MAX + 1], 3);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[STALL_MAP_MAX], I915_STALL_FRAME_FULL);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[STALL_MAP_MAX + 1], 3);
 }
 
 /*
- * A file named once is named from the CPU's cache next time, until its
- * times change: a rewritten file is read again.
+ * A table with no room for every executable mapping, or that walked as
+ * many VMAs as it may: a frame it does not hold may be in one it left
+ * out, and says so.
+ */
+static void stall_user_table_full(struct kunit *test)
+{
+	const struct i915_stall_rings *rings = user_rings(test);
+	struct i915_stall_record *rec = user_file_record(test);
+	struct file *file = user_elf_file(test, true);
+	unsigned long text[STALL_TABLE_MAPS + 1];
+	const struct stall_table *t;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(text); i++)
+		text[i] = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+
+	/* in address order, the last mapped (lowest) first */
+	migrate_disable();
+	t = user_table(test, rings, user_name(rings, STALL_WALK_MAX, NULL));
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_EQ(test, t->flags, STALL_TABLE_FULL);
+	KUNIT_ASSERT_EQ(test, t->count, STALL_TABLE_MAPS);
+	KUNIT_EXPECT_EQ(test, t->maps[0].start, text[STALL_TABLE_MAPS]);
+	rec->ustack_depth = 3;
+	rec->ustack[0] = text[1] + 8;
+	rec->ustack[1] = text[0] + 8;	/* left out */
+	rec->ustack[2] = 0x10;		/* nothing, but the table cannot tell */
+	user_fill(test, rec, t);
+	KUNIT_EXPECT_EQ(test, rec->flags, I915_STALL_F_USER_REGS | I915_STALL_F_MAPS_FULL);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[0], 0);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[1], I915_STALL_FRAME_FULL);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[2], I915_STALL_FRAME_FULL);
+	KUNIT_EXPECT_EQ(test, rec->map_count, 1);
+
+	/* 3 VMAs walked of the 129: the 3 lowest, then cut */
+	user_remap(test);
+	t = user_table(test, rings, user_name(rings, 3, NULL));
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_EQ(test, t->flags, STALL_TABLE_CUT);
+	KUNIT_EXPECT_EQ(test, t->count, 2);	/* below them, the page just mapped */
+	memset(rec, 0, sizeof(*rec));
+	rec->flags = I915_STALL_F_USER_REGS;
+	rec->ustack_depth = 1;
+	rec->ustack[0] = text[0] + 8;
+	user_fill(test, rec, t);
+	KUNIT_EXPECT_EQ(test, rec->flags, I915_STALL_F_USER_REGS | I915_STALL_F_MAPS_CUT);
+	KUNIT_EXPECT_EQ(test, rec->ustack_map[0], I915_STALL_FRAME_FULL);
+}
+
+/* What a table is kept by, perturbed. */
+enum user_key { KEY_MM, KEY_TGID, KEY_START_TIME, KEY_EXEC_ID };
+
+static const char * const user_key_names[] = {
+	[KEY_MM] = "another mm",
+	[KEY_TGID] = "another tgid",
+	[KEY_START_TIME] = "another start time",
+	[KEY_EXEC_ID] = "another image",
+};
+
+static void user_key_desc(const enum user_key *key, char *desc)
+{
+	strscpy(desc, user_key_names[*key], KUNIT_PARAM_DESC_SIZE);
+}
+
+static const enum user_key user_keys[] = { KEY_MM, KEY_TGID, KEY_START_TIME, KEY_EXEC_ID };
+
+KUNIT_ARRAY_PARAM(user_key, user_keys, user_key_desc);
+
+/* Make the table of @id that of another image of another process. */
+static void user_perturb(struct kunit *test, const struct i915_stall_rings *rings, u64 id,
+			 enum user_key key)
+{
+	struct stall_table *t = user_table(test, rings, id);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	switch (key) {
+	case KEY_MM:
+		t->key.mm = NULL;
+		break;
+	case KEY_TGID:
+		t->key.tgid++;
+		break;
+	case KEY_START_TIME:
+		t->key.start_time++;
+		break;
+	case KEY_EXEC_ID:
+		t->key.exec_id++;
+		break;
+	}
+}
+
+/*
+ * A table is named again, with no walk, while the layout stays; a layout
+ * that moved without its executable mappings keeps the table after a
+ * walk; the same mappings of another process, or of another image of the
+ * same one, get a table of their own.
+ */
+static void stall_user_table_kept(struct kunit *test)
+{
+	static const u8 other[20] = "another build-id....";
+	const enum user_key *key = test->param_value;
+	const struct i915_stall_rings *rings = user_rings(test);
+	struct file *file = user_elf_file(test, true);
+	struct inode *inode = file_inode(file);
+	loff_t pos = offsetof(struct user_elf, id);
+	const struct stall_table *t;
+	struct timespec64 mtime;
+
+	user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	migrate_disable();
+	KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), 1);
+
+	/* A new build-id and time: only a walk would see them. */
+	KUNIT_ASSERT_EQ(test, kernel_write(file, other, sizeof(other), &pos), sizeof(other));
+	mtime = inode_get_mtime(inode);
+	mtime.tv_sec++;
+	inode_set_mtime_to_ts(inode, mtime);
+	KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), 1);
+	t = user_table(test, rings, 1);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_MEMEQ(test, t->maps[0].build_id, TEST_BUILD_ID, 20);
+
+	/* Data mapped: a walk, which finds the file's new build-id. */
+	user_remap(test);
+	KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), 2);
+	t = user_table(test, rings, 2);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_MEMEQ(test, t->maps[0].build_id, other, 20);
+	/* the old table is kept: records name it */
+	KUNIT_EXPECT_NOT_NULL(test, user_table(test, rings, 1));
+
+	/* Data mapped again: the same executable mappings, the same table. */
+	user_remap(test);
+	KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), 2);
+	KUNIT_EXPECT_EQ(test, rings->ring[smp_processor_id()]->next_table, 2);
+	KUNIT_EXPECT_EQ(test, rings->ring[smp_processor_id()]->nr_tables, 2);
+
+	/* Another process, or image: the same mappings, a table of its own. */
+	user_perturb(test, rings, 2, *key);
+	KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), 3);
+	migrate_enable();
+}
+
+/*
+ * A new table takes the room of the oldest: when the ring keeps as many
+ * as it may, or when the table area has no room left before its end, and
+ * then it starts over at the start.
+ */
+static void stall_user_table_room(struct kunit *test)
+{
+	const struct i915_stall_rings *rings = user_rings(test);
+	struct file *file = user_elf_file(test, true);
+	struct i915_stall_ring *ring;
+	u32 big = stall_table_size(STALL_TABLE_MAPS);
+	unsigned int i;
+
+	user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	migrate_disable();
+	ring = rings->ring[smp_processor_id()];
+
+	/* as many processes as the ring keeps tables of, each in its own */
+	for (i = 1; i <= STALL_TABLES; i++) {
+		KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), i);
+		user_perturb(test, rings, i, KEY_EXEC_ID);
+	}
+	KUNIT_EXPECT_EQ(test, ring->tables_gone, 0);
+	KUNIT_EXPECT_EQ(test, ring->table_head, STALL_TABLES * stall_table_size(1));
+	/* one more: the first goes */
+	KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), STALL_TABLES + 1);
+	KUNIT_EXPECT_EQ(test, ring->tables_gone, 1);
+	KUNIT_EXPECT_NULL(test, user_table_find(rings, 1));
+	KUNIT_EXPECT_NOT_NULL(test, user_table_find(rings, 2));
+	KUNIT_EXPECT_EQ(test, ring->nr_tables, STALL_TABLES);
+	user_perturb(test, rings, STALL_TABLES + 1, KEY_EXEC_ID);
+
+	/* tables as large as can be: the area holds two */
+	KUNIT_ASSERT_EQ(test, rings->table_bytes, 2 * big);
+	for (i = 0; i < STALL_TABLE_MAPS; i++)
+		user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), STALL_TABLES + 2);
+	KUNIT_EXPECT_EQ(test, ring->tables_gone, 2);
+	KUNIT_EXPECT_EQ(test, ring->table_head, (STALL_TABLES + 1) * stall_table_size(1) + big);
+	user_perturb(test, rings, STALL_TABLES + 2, KEY_EXEC_ID);
+	/* no room before the end: at the start, over all the others */
+	KUNIT_EXPECT_EQ(test, user_name(rings, STALL_WALK_MAX, NULL), STALL_TABLES + 3);
+	KUNIT_EXPECT_EQ(test, ring->tables_gone, STALL_TABLES + 2);
+	KUNIT_EXPECT_EQ(test, ring->nr_tables, 1);
+	KUNIT_EXPECT_EQ(test, ring->table_head, big);
+	KUNIT_EXPECT_NOT_NULL(test, user_table_find(rings, STALL_TABLES + 3));
+	migrate_enable();
+}
+
+struct place_case {
+	const char *name;
+	u32 head;
+	u32 nr;
+	struct stall_table_ref refs[3];	/* oldest first */
+	u32 size;
+	u32 off;		/* where it goes */
+	u64 gone;		/* tables_gone after */
+	u32 nr_after;
+};
+
+/* In a table area of 32768 bytes; ids from 1. */
+static const struct place_case place_cases[] = {
+	{ "empty", 0, 0, {}, 1000, 0, 0, 0 },
+	{ "after the others", 900, 3, { { 1, 0, 300 }, { 2, 300, 300 }, { 3, 600, 300 } },
+	  1000, 900, 0, 3 },
+	{ "at the end, exactly", 30000, 1, { { 1, 0, 30000 } }, 2768, 30000, 0, 1 },
+	{ "no room before the end: over the oldest at the start", 30000, 3,
+	  { { 1, 0, 10000 }, { 2, 10000, 10000 }, { 3, 20000, 10000 } },
+	  5000, 0, 1, 2 },
+	{ "at the start, over part of the next", 30000, 3,
+	  { { 1, 0, 10000 }, { 2, 10000, 10000 }, { 3, 20000, 10000 } },
+	  15000, 0, 2, 1 },
+	{ "past the head, not in the way: older, so gone too", 20000, 2,
+	  { { 1, 30000, 2000 }, { 2, 0, 20000 } }, 15000, 0, 2, 0 },
+	{ "past the head and in the way", 2000, 2,
+	  { { 1, 30000, 2000 }, { 2, 0, 2000 } }, 31000, 0, 2, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(place, place_cases, name);
+
+/*
+ * Where a table of the size asked for goes in the table area, and which
+ * of the tables there are given up: the oldest, in order, as far as the
+ * new one reaches, and at the start all those past the head.
+ */
+static void stall_user_table_place(struct kunit *test)
+{
+	const struct place_case *p = test->param_value;
+	struct i915_stall_rings rings = { .table_bytes = SZ_32K };
+	struct i915_stall_ring *ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+	ring->first = STALL_TABLES - 1;	/* wrapping in @refs too */
+	ring->table_head = p->head;
+	ring->nr_tables = p->nr;
+	for (i = 0; i < p->nr; i++)
+		*stall_table_ref(ring, i) = p->refs[i];
+
+	KUNIT_EXPECT_EQ(test, stall_table_place(&rings, ring, p->size), p->off);
+	KUNIT_EXPECT_EQ(test, ring->table_head, p->off + p->size);
+	KUNIT_EXPECT_EQ(test, ring->tables_gone, p->gone);
+	KUNIT_EXPECT_EQ(test, ring->nr_tables, p->nr_after);
+	if (p->nr_after)
+		KUNIT_EXPECT_EQ(test, stall_table_ref(ring, 0)->id, p->nr - p->nr_after + 1);
+}
+
+/* A ring that keeps as many tables as it may gives up the oldest. */
+static void stall_user_table_place_full(struct kunit *test)
+{
+	struct i915_stall_rings rings = { .table_bytes = SZ_1M };
+	struct i915_stall_ring *ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+	for (i = 0; i < STALL_TABLES; i++) {
+		KUNIT_EXPECT_EQ(test, stall_table_place(&rings, ring, 100), 100 * i);
+		*stall_table_ref(ring, ring->nr_tables++) =
+			(struct stall_table_ref){ .id = i + 1, .off = 100 * i, .size = 100 };
+	}
+	KUNIT_EXPECT_EQ(test, stall_table_place(&rings, ring, 100), 100 * STALL_TABLES);
+	KUNIT_EXPECT_EQ(test, ring->tables_gone, 1);
+	KUNIT_EXPECT_EQ(test, ring->nr_tables, STALL_TABLES - 1);
+	KUNIT_EXPECT_EQ(test, stall_table_ref(ring, 0)->id, 2);
+}
+
+/*
+ * A file named once is named from the CPU's cache at the next walk, until
+ * its times change: a rewritten file is read again.
  */
 static void stall_user_file_cache(struct kunit *test)
 {
 	static const u8 other[20] = "another build-id....";
-	const struct i915_stall_rings *rings;
-	struct i915_stall_record *s = user_record(test, &rings);
+	const struct i915_stall_rings *rings = user_rings(test);
 	struct file *file = user_elf_file(test, true);
 	struct inode *inode = file_inode(file);
-	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
-	const struct i915_stall_map *map = stall_rec_maps(s);
-	struct timespec64 mtime, ctime;
 	loff_t pos = offsetof(struct user_elf, id);
+	struct timespec64 mtime, ctime;
+	const struct stall_table *t;
 
-	/* One CPU, one cache, for the whole test. */
+	user_map(test, file, PROT_READ | PROT_EXEC, 0);
 	migrate_disable();
-	s->ustack_depth = 1;
-	s->ustack[0] = text;
-	stall_user_fill_maps(rings, s);
-	KUNIT_ASSERT_EQ(test, s->map_count, 1);
-	KUNIT_EXPECT_MEMEQ(test, map->build_id, TEST_BUILD_ID, 20);
+	t = user_table(test, rings, user_name(rings, STALL_WALK_MAX, NULL));
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_MEMEQ(test, t->maps[0].build_id, TEST_BUILD_ID, 20);
 
 	/* New bytes under the same times: the cache still answers. */
 	mtime = inode_get_mtime(inode);
@@ -2664,109 +3052,116 @@ static void stall_user_file_cache(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kernel_write(file, other, sizeof(other), &pos), sizeof(other));
 	inode_set_mtime_to_ts(inode, mtime);
 	inode_set_ctime_to_ts(inode, ctime);
-	s->map_count = 0;
-	stall_user_fill_maps(rings, s);
-	KUNIT_ASSERT_EQ(test, s->map_count, 1);
-	KUNIT_EXPECT_MEMEQ(test, map->build_id, TEST_BUILD_ID, 20);
-	expect_test_map(test, map, text, 0, true);
+	user_remap(test);
+	t = user_table(test, rings, user_name(rings, STALL_WALK_MAX, NULL));
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_MEMEQ(test, t->maps[0].build_id, TEST_BUILD_ID, 20);
 
 	/* A later mtime: the file is read again. */
 	mtime.tv_sec++;
 	inode_set_mtime_to_ts(inode, mtime);
-	s->map_count = 0;
-	stall_user_fill_maps(rings, s);
+	user_remap(test);
+	t = user_table(test, rings, user_name(rings, STALL_WALK_MAX, NULL));
 	migrate_enable();
-	KUNIT_ASSERT_EQ(test, s->map_count, 1);
-	KUNIT_EXPECT_MEMEQ(test, map->build_id, other, 20);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_EXPECT_MEMEQ(test, t->maps[0].build_id, other, 20);
+}
+
+struct user_rec_arg {
+	unsigned long text;
+	bool junk;
+};
+
+/*
+ * A record as stall_fill_user() writes it into its slot: a frame in the
+ * text, a snapshot of two words, the table named; over a slot full of
+ * junk if @junk.
+ */
+static void user_rec_fill(const struct i915_stall_rings *rings,
+			  struct i915_stall_record *s, const void *data)
+{
+	const struct user_rec_arg *arg = data;
+	struct i915_stall_ring *ring = rings->ring[smp_processor_id()];
+	u64 *words = (u64 *)stall_slot_ustack(s);
+
+	if (arg->junk)
+		memset((u8 *)s + sizeof(s->seq), 0xa5, rings->stride - sizeof(s->seq));
+	memset_startat(s, 0, start_ns);
+	s->flags = I915_STALL_F_USER_REGS;
+	s->ustack_depth = 1;
+	s->ustack[0] = arg->text + 0x10;
+	s->user_sp = 0x7fff0000;
+	s->ustack_size = 2 * sizeof(u64);
+	words[0] = 0x7fff0040;
+	words[1] = arg->text + 0x20;
+	stall_table_name(rings, ring, s, stall_slot_table(s), STALL_WALK_MAX);
 }
 
 /*
- * The words of a snapshot cost at most STALL_SCAN_LOOKUPS VMA lookups:
- * past them, the record says so and names nothing more.
+ * The snapshot fills each record's maps from the table it names, and
+ * leaves out what an older record left in the slot; a record whose table
+ * was given up since names no mapping, for lack of room.
  */
-static void stall_user_maps_cut(struct kunit *test)
-{
-	const struct i915_stall_rings *rings;
-	struct i915_stall_record *s = user_record(test, &rings);
-	struct file *file = user_elf_file(test, true);
-	unsigned long text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
-	u64 *words = (u64 *)stall_rec_ustack(s);
-	static const unsigned int counts[] = { STALL_SCAN_LOOKUPS - 1, STALL_SCAN_LOOKUPS + 8 };
-	unsigned long data[STALL_SCAN_LOOKUPS + 8];
-	unsigned int i, c, n;
-
-	/* as many mappings that cannot merge */
-	for (i = 0; i < ARRAY_SIZE(data); i++)
-		data[i] = user_map(test, NULL, i & 1 ? PROT_READ : PROT_READ | PROT_WRITE, 0);
-
-	for (c = 0; c < ARRAY_SIZE(counts); c++) {
-		/* a word into each of n of them, then one into the text */
-		n = counts[c];
-		for (i = 0; i < n; i++)
-			words[i] = data[i] + 8;
-		words[n] = text + 0x10;
-		s->flags = 0;
-		s->map_count = 0;
-		s->user_sp = 0x7fff0000;
-		s->ustack_size = (n + 1) * sizeof(u64);
-		stall_user_fill_maps(rings, s);
-		if (n < STALL_SCAN_LOOKUPS) {
-			KUNIT_EXPECT_EQ(test, s->flags, 0);
-			KUNIT_EXPECT_EQ(test, s->map_count, 1);
-		} else {
-			KUNIT_EXPECT_EQ(test, s->flags, I915_STALL_F_MAPS_CUT);
-			KUNIT_EXPECT_EQ(test, s->map_count, 0);
-		}
-	}
-}
-
-struct user_junk_arg {
-	u16 map_count;
-	u32 ustack_size;
-};
-
-/* A record that uses part of its maps and snapshot, over a dirty slot. */
-static void user_junk_fill(const struct i915_stall_rings *rings,
-			   struct i915_stall_record *s, const void *data)
-{
-	const struct user_junk_arg *arg = data;
-
-	memset((u8 *)s + sizeof(s->seq), 0xa5, rings->stride - sizeof(s->seq));
-	s->kstack_depth = 0;
-	s->ustack_depth = 0;
-	s->map_count = arg->map_count;
-	s->ustack_size = arg->ustack_size;
-}
-
-/* Only the maps and stack bytes a record uses reach the file. */
-static void stall_user_snapshot_clears(struct kunit *test)
+static void stall_user_snapshot(struct kunit *test)
 {
 	struct i915_stall_log *log = test_log_auto(test, TEST_SLOTS);
-	const struct user_junk_arg arg = { .map_count = 3, .ustack_size = 40 };
+	struct file *file = user_elf_file(test, true);
+	struct user_rec_arg arg = {
+		.text = user_map(test, file, PROT_READ | PROT_EXEC, 0),
+		.junk = true,
+	};
 	const struct i915_stall_file_header *h;
+	const struct i915_stall_cpu_entry *e;
 	struct i915_stall_rings *rings;
+	const struct i915_stall_record *r;
 	struct stall_snapshot *snap;
-	const u8 *r;
+	unsigned int cpu;
 	size_t used;
+	const u8 *b;
 
 	KUNIT_ASSERT_EQ(test, stall_ustack_bytes_set(log, TEST_USTACK), 0);
+	migrate_disable();
+	cpu = smp_processor_id();
 	preempt_disable();
 	rings = rcu_dereference_sched(log->rings);
-	stall_ring_write(rings, user_junk_fill, &arg);
+	stall_ring_write(rings, user_rec_fill, &arg);
+	arg.junk = false;
+	stall_ring_write(rings, user_rec_fill, &arg);
 	preempt_enable();
 
 	snap = test_snapshot(test, log);
 	h = snap_header(snap);
-	KUNIT_ASSERT_EQ(test, h->record_count, 1);
+	KUNIT_ASSERT_EQ(test, h->record_count, 2);
 	KUNIT_ASSERT_EQ(test, h->record_size, 712 + 16 * 128 + TEST_USTACK);
-	KUNIT_EXPECT_EQ(test, h->ustack_snapshot_max, TEST_USTACK);
-	r = (const u8 *)snap_rec(snap, 0);
-	used = h->maps_offset + 3 * sizeof(struct i915_stall_map);
-	KUNIT_EXPECT_EQ(test, r[used - 1], 0xa5);
-	KUNIT_EXPECT_TRUE(test, !memchr_inv(r + used, 0, h->ustack_offset - used));
-	used = h->ustack_offset + 40;
-	KUNIT_EXPECT_EQ(test, r[used - 1], 0xa5);
-	KUNIT_EXPECT_TRUE(test, !memchr_inv(r + used, 0, h->record_size - used));
+	r = snap_rec(snap, 0);
+	KUNIT_EXPECT_EQ(test, r->map_count, 1);
+	KUNIT_EXPECT_EQ(test, r->ustack_map[0], 0);
+	KUNIT_EXPECT_EQ(test, r->ustack_map[1], 0);	/* cleared, not junk */
+	expect_test_map(test, (const void *)r + h->maps_offset, arg.text, 0, true);
+	b = (const u8 *)r;
+	used = h->maps_offset + sizeof(struct i915_stall_map);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(b + used, 0, h->ustack_offset - used));
+	KUNIT_EXPECT_EQ(test, *(const u64 *)(b + h->ustack_offset), 0x7fff0040);
+	KUNIT_EXPECT_EQ(test, *(const u64 *)(b + h->ustack_offset + 8), arg.text + 0x20);
+	used = h->ustack_offset + 16;
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(b + used, 0, h->record_size - used));
+
+	/* Both named table 1; given up, it names nothing. */
+	WRITE_ONCE(rings->ring[cpu]->tables_gone, 1);
+	snap = test_snapshot(test, log);
+	migrate_enable();
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 2);
+	e = snap_cpu(snap, cpu);
+	KUNIT_EXPECT_EQ(test, e->recorded, 2);
+	KUNIT_EXPECT_EQ(test, e->emitted, 2);
+	KUNIT_EXPECT_EQ(test, e->torn, 0);
+	r = snap_rec(snap, 1);
+	KUNIT_EXPECT_EQ(test, r->flags, I915_STALL_F_USER_REGS | I915_STALL_F_MAPS_FULL);
+	KUNIT_EXPECT_EQ(test, r->map_count, 0);
+	KUNIT_EXPECT_EQ(test, r->ustack_map[0], I915_STALL_FRAME_FULL);
+	b = (const u8 *)r;
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(b + h->maps_offset, 0,
+					    h->ustack_offset - h->maps_offset));
 }
 
 /* i915_stalls_ustack_bytes: new rings of the new record size. */
@@ -2799,13 +3194,18 @@ static void stall_user_ustack_bytes(struct kunit *test)
 
 static struct kunit_case stall_user_cases[] = {
 	KUNIT_CASE(stall_user_copy_ustack),
+	KUNIT_CASE(stall_user_table),
 	KUNIT_CASE(stall_user_maps),
 	KUNIT_CASE(stall_user_maps_not_resident),
 	KUNIT_CASE(stall_user_maps_nolock),
 	KUNIT_CASE(stall_user_maps_full),
+	KUNIT_CASE(stall_user_table_full),
+	KUNIT_CASE_PARAM(stall_user_table_kept, user_key_gen_params),
+	KUNIT_CASE(stall_user_table_room),
+	KUNIT_CASE_PARAM(stall_user_table_place, place_gen_params),
+	KUNIT_CASE(stall_user_table_place_full),
 	KUNIT_CASE(stall_user_file_cache),
-	KUNIT_CASE(stall_user_maps_cut),
-	KUNIT_CASE(stall_user_snapshot_clears),
+	KUNIT_CASE(stall_user_snapshot),
 	KUNIT_CASE(stall_user_ustack_bytes),
 	{}
 };

@@ -35,6 +35,7 @@
 #include <linux/init.h>
 #include <linux/jump_label.h>
 #include <linux/kstrtox.h>
+#include <linux/mmap_lock.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
@@ -205,13 +206,19 @@ static const struct file_operations stall_mock_fence_fops = {
  *   unwind  stack_trace_save() and stack_trace_save_user(), 32 frames each
  *   record  i915_stall_record() of a stall over the threshold: both
  *           unwinds, the ring and the rest; -EINVAL if no log is enabled
+ *   record-new  the same, each time as if the writer had just mapped or
+ *           unmapped something: mmap_write_lock() and mmap_write_unlock()
+ *           before each record, so that no CPU's cache of the address
+ *           space holds
+ *   relock  mmap_write_lock() and mmap_write_unlock() alone
  *   trace   the i915_request_wait_end tracepoint of a completed request:
  *           what ftrace costs per stall, with whatever triggers are set
  *
  * Reading the file gives "MODE ITERATIONS NANOSECONDS" of the last run.
  */
 enum stall_bench_mode {
-	BENCH_EMPTY, BENCH_HOOK, BENCH_UNWIND, BENCH_RECORD, BENCH_TRACE
+	BENCH_EMPTY, BENCH_HOOK, BENCH_UNWIND, BENCH_RECORD, BENCH_RECORD_NEW,
+	BENCH_RELOCK, BENCH_TRACE
 };
 
 static const char * const stall_bench_modes[] = {
@@ -219,6 +226,8 @@ static const char * const stall_bench_modes[] = {
 	[BENCH_HOOK] = "hook",
 	[BENCH_UNWIND] = "unwind",
 	[BENCH_RECORD] = "record",
+	[BENCH_RECORD_NEW] = "record-new",
+	[BENCH_RELOCK] = "relock",
 	[BENCH_TRACE] = "trace",
 };
 
@@ -281,6 +290,15 @@ static noinline u64 stall_bench_loop(struct i915_stall_log *log,
 		case BENCH_RECORD:
 			i915_stall_record(log, &info);
 			break;
+		case BENCH_RECORD_NEW:
+			mmap_write_lock(current->mm);
+			mmap_write_unlock(current->mm);
+			i915_stall_record(log, &info);
+			break;
+		case BENCH_RELOCK:
+			mmap_write_lock(current->mm);
+			mmap_write_unlock(current->mm);
+			break;
 		case BENCH_TRACE:
 			trace_i915_request_wait_end(rq);
 			break;
@@ -331,7 +349,7 @@ static ssize_t stall_bench_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	if (mode == BENCH_HOOK && stall_bench_log_enabled())
 		return -EBUSY;
-	if (mode == BENCH_RECORD && !stall_bench_log_enabled())
+	if ((mode == BENCH_RECORD || mode == BENCH_RECORD_NEW) && !stall_bench_log_enabled())
 		return -EINVAL;
 
 	if (mode == BENCH_TRACE) {

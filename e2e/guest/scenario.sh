@@ -299,7 +299,14 @@ run_bench() {
 		STALL_BENCH_FLAT=1 $b kernel "$D" record 20000 26 40 0 | tag record-flat-u0 || return 1
 		STALL_BENCH_FLAT=1 $b kernel "$D" unwind 20000 26 40 0 | tag unwind-flat || return 1
 	done
+	# 2c. the first record after the mappings changed, at the default
+	#     snapshot: the CPU's cache of the address space does not hold;
+	#     and the mmap_lock round trip that makes it so, to subtract
 	ctl i915_stalls_ustack_bytes 2048 || return 1
+	for i in 1 2 3; do
+		$b kernel "$D" record-new 20000 26 40 0 | tag record-new || return 1
+		$b kernel "$D" relock 20000 26 40 0 | tag relock || return 1
+	done
 	ctl i915_stalls_clear 1
 	$b kernel "$D" record 1 26 40 0 | tag record-one || return 1
 	cat "$D/i915_stalls" > "$out/bench-record-one.bin"
