@@ -17,7 +17,9 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 R=${I915_STALLS:-$TOP/userspace/i915-stalls}
-[ -n "${I915_STALLS:-}" ] || make -s -C "$TOP/userspace" i915-stalls build/mkstall
+# the reader to measure (I915_STALLS, else userspace/'s); mkstall either way
+[ -n "${I915_STALLS:-}" ] || make -s -C "$TOP/userspace" i915-stalls
+make -s -C "$TOP/userspace" build/mkstall
 MK=$TOP/userspace/build/mkstall
 W=${1:-$TOP/out/bench-diff}
 rm -rf "$W"

@@ -434,11 +434,10 @@ area.
 The table is made once, at the first record, and then named by each
 record while the process's mappings stay as they were: a comparison of
 `mm_lock_seq` and of the process, no lookup. So the snapshot costs its
-copy, and naming the code costs what the number of mappings does not
-change: the same record from a stack whose frames are all in the
-executable (`STALL_BENCH_FLAT=1`, two mappings to name where the other
-stack names five), snapshot 0, against its own unwinds, differs by
-{per_lookup:.0f} ns a mapping.
+copy, and the number of mappings the record names costs nothing: the
+same record from a stack whose frames are all in the executable
+(`STALL_BENCH_FLAT=1`, two mappings to name where the other stack names
+five), snapshot 0, against its own unwinds, differs by {per_lookup:.0f} ns a mapping.
 
 Where the words went: in the record path before the tables (at d87e6e42),
 each word of the snapshot that pointed into neither a mapping found nor
@@ -500,7 +499,10 @@ record as fast as they can while CPU 0 takes 200 snapshots
 (`stall-bench snap DIR 200`: open, read everything, close) of full rings,
 each record's maps filled from its table as the snapshot copies it:
 {snap_busy/1000:.0f} us per snapshot (median; {snap_busy_max/1000:.0f} us
-max), {snap_quiet/1000:.0f} us when the writers are done. The writers
+max), {snap_quiet/1000:.0f} us when the writers are done: 2.7 ms before the
+tables (at d87e6e42), when the records carried their maps and the
+snapshot copied them; now it looks up the 256 words of each record's
+snapshot in its table. The writers
 recorded at {w_snapped:.0f} ns per record during the snapshots and
 {w_alone:.0f} ns alone: they never wait for a reader (there is no lock or
 atomic operation on their path). Under single-threaded TCG the four vCPUs

@@ -27,9 +27,12 @@ mkdir -p "$out"
 all="no-reserve-wmb no-commit-seq-release no-commit-head-release
      no-snapshot-head-acquire no-snapshot-seq-acquire no-snapshot-rmb
      swap-commit-stores no-odd-mark commit-before-fill
-     user-no-clear-maps user-no-clear-ustack user-anon-as-novma
-     user-keep-deleted-suffix user-no-map-dedup user-no-copy-stop
-     user-cache-ignores-times"
+     user-no-clear-ustack user-anon-as-novma user-keep-deleted-suffix
+     user-no-map-dedup user-no-copy-stop user-cache-ignores-times
+     user-no-words user-nolock-no-reason user-table-ignores-seq
+     user-table-ignores-process user-table-never-kept user-walk-no-cut
+     user-place-keeps-past-head user-place-ignores-count
+     user-snapshot-ignores-gone"
 
 mutate() { # name: edit $KBASE/$file
 	python3 - "$KBASE/$file" "$1" <<'PY'
@@ -57,24 +60,47 @@ edits = {
 	stall_slot_commit(ring, slot, n);""", """	n = stall_slot_reserve(rings, &ring, &slot);
 	stall_slot_commit(ring, slot, n);
 	fill(rings, slot, arg);""")],
- "user-no-clear-maps": [("""		memset(stall_rec_maps(rec) + rec->map_count, 0,
-		       (STALL_MAP_MAX - rec->map_count) * sizeof(struct i915_stall_map));
+ "user-no-clear-ustack": [("""		memset(stall_rec_ustack(rec) + rec->ustack_size, 0,
+		       stride - STALL_USTACK_OFFSET - rec->ustack_size);
 """, "")],
- "user-no-clear-ustack": [("""		memset(stall_rec_ustack(rings, rec) + rec->ustack_size, 0,
-		       rings->stride - rings->ustack_offset - rec->ustack_size);
-""", "")],
- "user-anon-as-novma": [("""				       I915_STALL_FRAME_ANON);""", """				       I915_STALL_FRAME_NOVMA);""")],
+ "user-anon-as-novma": [("""	if (m->flags & STALL_MAP_ANON)
+		return I915_STALL_FRAME_ANON;""", """	if (m->flags & STALL_MAP_ANON)
+		return I915_STALL_FRAME_NOVMA;""")],
  "user-keep-deleted-suffix": [("""			len -= sizeof(deleted) - 1;
 """, "")],
- "user-no-map-dedup": [("""	for (i = 0; i < s->map_count; i++)
-		if (addr >= m->maps[i].start && addr < m->maps[i].end)
-			return i;
+ "user-no-map-dedup": [("""	if (idx[i] != U8_MAX)
+		return idx[i];
 """, "")],
  "user-cache-ignores-times": [("""	return timespec64_equal(&mtime, &id->mtime) && timespec64_equal(&ctime, &id->ctime);""",
                                """	return true;""")],
  "user-no-copy-stop": [("""			break;
 		done += chunk;""", """			memset(dst + done, 0, chunk);
 		done += chunk;""")],
+ "user-no-words": [("""		if (m && !(m->flags & STALL_MAP_ANON))
+			stall_rec_add(rec, t, idx, m);""", """		if (0)
+			stall_rec_add(rec, t, idx, m);""")],
+ "user-nolock-no-reason": [("""		memset(s->ustack_map, I915_STALL_FRAME_NOLOCK, s->ustack_depth);
+""", "")],
+ "user-table-ignores-seq": [("""		if (t && t->key.seq == key.seq)
+			goto named;""", """		if (t)
+			goto named;""")],
+ "user-table-ignores-process": [("""	return a->mm == b->mm && a->tgid == b->tgid &&
+	       a->start_time == b->start_time && a->exec_id == b->exec_id;""",
+                                 """	return a->mm == b->mm;""")],
+ "user-table-never-kept": [("""	if (same) {
+		old->key = *key;
+		return old;
+	}""", """	if (0) {
+		old->key = *key;
+		return old;
+	}""")],
+ "user-walk-no-cut": [("""		if (walked++ == walk_max) {""", """		if (walked++ == walk_max && 0) {""")],
+ "user-place-keeps-past-head": [("""		    !(wrap && old->off >= ring->table_head) &&
+""", "")],
+ "user-place-ignores-count": [("""		if (ring->nr_tables < STALL_TABLES &&
+		    !(wrap""", """		if (!(wrap""")],
+ "user-snapshot-ignores-gone": [("""	if (READ_ONCE(ring->tables_gone) >= ref->id) {""",
+                                 """	if (0) {""")],
 }[m]
 for o, n in edits:
     if s.count(o) != 1:
