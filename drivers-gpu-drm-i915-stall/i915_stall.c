@@ -1916,8 +1916,8 @@ static u32 stall_snapshot_cpu(const struct i915_stall_rings *rings,
 		struct i915_stall_record *rec;
 		const struct stall_table *t;
 
+		/* Its maps are still as kvzalloc() left them: zeroes. */
 		rec = (struct i915_stall_record *)(out + (size_t)n * stride);
-		memset(stall_rec_maps(rec), 0, STALL_USTACK_OFFSET - STALL_MAPS_OFFSET);
 		if (!x->refs[n].id)
 			continue;	/* the writer said per frame why */
 		t = stall_snapshot_table(rings, ring, &x->refs[n], x);

@@ -2480,11 +2480,12 @@ struct user_elf {
 };
 
 /*
- * A 4-page shmem file that starts with an ELF header whose build-id note
- * is in page 0, or in page 2, a hole that is not in the page cache when
- * @resident is false.
+ * A 4-page shmem file named @name that starts with an ELF header whose
+ * build-id note is in page 0, or in page 2, a hole that is not in the page
+ * cache when @resident is false.
  */
-static struct file *user_elf_file(struct kunit *test, bool resident)
+static struct file *user_elf_file_named(struct kunit *test, const char *name,
+					bool resident)
 {
 	struct user_elf *elf = kunit_kzalloc(test, sizeof(*elf), GFP_KERNEL);
 	loff_t note = resident ? offsetof(struct user_elf, nh) : 2 * PAGE_SIZE;
@@ -2513,11 +2514,16 @@ static struct file *user_elf_file(struct kunit *test, bool resident)
 	memcpy(elf->name, "GNU", 4);
 	memcpy(elf->id, TEST_BUILD_ID, 20);
 
-	file = shmem_file_setup("stall-test.so", 4 * PAGE_SIZE, 0);
+	file = shmem_file_setup(name, 4 * PAGE_SIZE, 0);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, file);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, user_fput, file), 0);
 	KUNIT_ASSERT_EQ(test, kernel_write(file, elf, sizeof(*elf), &pos), sizeof(*elf));
 	return file;
+}
+
+static struct file *user_elf_file(struct kunit *test, bool resident)
+{
+	return user_elf_file_named(test, "stall-test.so", resident);
 }
 
 static unsigned long user_map(struct kunit *test, struct file *file,
@@ -2698,6 +2704,36 @@ static void stall_user_maps_not_resident(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rec->ustack_map[0], 0);
 	KUNIT_ASSERT_EQ(test, rec->map_count, 1);
 	expect_test_map(test, stall_rec_maps(rec), text, 0, false);
+}
+
+/*
+ * A path longer than a map holds: the file name alone, truncated, with no
+ * MAP_PATH; the reader finds the file by its build-id.
+ */
+static void stall_user_long_path(struct kunit *test)
+{
+	const struct i915_stall_rings *rings = user_rings(test);
+	char *name = kunit_kzalloc(test, I915_STALL_MAP_NAME_LEN + 20, GFP_KERNEL);
+	const struct stall_table *t;
+	struct file *file;
+	unsigned long text;
+
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	memset(name, 'n', I915_STALL_MAP_NAME_LEN + 19);
+	file = user_elf_file_named(test, name, true);
+	text = user_map(test, file, PROT_READ | PROT_EXEC, 0);
+	migrate_disable();
+	t = user_table(test, rings, user_name(rings, STALL_WALK_MAX, NULL));
+	migrate_enable();
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, t->count, 1);
+	KUNIT_EXPECT_EQ(test, t->maps[0].start, text);
+	/* not unlinked: a shmem file never had a path, d_path() makes one up */
+	KUNIT_EXPECT_EQ(test, t->maps[0].flags, I915_STALL_MAP_BUILD_ID);
+	KUNIT_EXPECT_MEMEQ(test, t->maps[0].build_id, TEST_BUILD_ID, 20);
+	/* the name as %pd reads it, NUL terminated in the 80 bytes */
+	KUNIT_EXPECT_EQ(test, strlen(t->maps[0].name), I915_STALL_MAP_NAME_LEN - 1);
+	KUNIT_EXPECT_MEMEQ(test, t->maps[0].name, name, I915_STALL_MAP_NAME_LEN - 1);
 }
 
 /* A writer holding mmap_lock costs the record its maps, never a wait. */
@@ -3197,6 +3233,7 @@ static struct kunit_case stall_user_cases[] = {
 	KUNIT_CASE(stall_user_table),
 	KUNIT_CASE(stall_user_maps),
 	KUNIT_CASE(stall_user_maps_not_resident),
+	KUNIT_CASE(stall_user_long_path),
 	KUNIT_CASE(stall_user_maps_nolock),
 	KUNIT_CASE(stall_user_maps_full),
 	KUNIT_CASE(stall_user_table_full),

@@ -32,7 +32,7 @@ all="no-reserve-wmb no-commit-seq-release no-commit-head-release
      user-no-words user-nolock-no-reason user-table-ignores-seq
      user-table-ignores-process user-table-never-kept user-walk-no-cut
      user-place-keeps-past-head user-place-ignores-count
-     user-snapshot-ignores-gone"
+     user-snapshot-ignores-gone user-name-alone-as-path"
 
 mutate() { # name: edit $KBASE/$file
 	python3 - "$KBASE/$file" "$1" <<'PY'
@@ -55,9 +55,9 @@ edits = {
                          """	smp_store_release(&ring->head, n + 1);
 	smp_store_release(&slot->seq, 2 * n + 2);""")],
  "no-odd-mark": [("\tWRITE_ONCE(slot->seq, 2 * n + 1);\n", "")],
- "commit-before-fill": [("""	n = stall_slot_reserve(rings, &ring, &slot);
+ "commit-before-fill": [("""	stall_slot_table(slot)->id = 0;
 	fill(rings, slot, arg);
-	stall_slot_commit(ring, slot, n);""", """	n = stall_slot_reserve(rings, &ring, &slot);
+	stall_slot_commit(ring, slot, n);""", """	stall_slot_table(slot)->id = 0;
 	stall_slot_commit(ring, slot, n);
 	fill(rings, slot, arg);""")],
  "user-no-clear-ustack": [("""		memset(stall_rec_ustack(rec) + rec->ustack_size, 0,
@@ -99,6 +99,10 @@ edits = {
 """, "")],
  "user-place-ignores-count": [("""		if (ring->nr_tables < STALL_TABLES &&
 		    !(wrap""", """		if (!(wrap""")],
+ "user-name-alone-as-path": [("""		strscpy_pad(map->name, READ_ONCE(dentry->d_name.name), sizeof(map->name));
+""", """		strscpy_pad(map->name, READ_ONCE(dentry->d_name.name), sizeof(map->name));
+		map->flags |= I915_STALL_MAP_PATH;
+""")],
  "user-snapshot-ignores-gone": [("""	if (READ_ONCE(ring->tables_gone) >= ref->id) {""",
                                  """	if (0) {""")],
 }[m]
