@@ -1735,12 +1735,11 @@ static u8 stall_rec_frame(struct i915_stall_record *rec, const struct stall_tabl
 
 /*
  * Fill the maps[] of @rec, a record of the snapshot whose address space
- * is described by @t: each executable file
- * mapping that a user frame or an aligned word of the stack snapshot
- * points into, once (the words are where CFI will find the return
- * addresses the frame-pointer walk skipped), and per frame the entry of
- * maps[] it falls in or why there is none.  Done when the log is read, so
- * that a stall costs no lookup.
+ * is described by @t: each executable file mapping that a user frame or
+ * an aligned word of the stack snapshot points into, once (the words are
+ * where CFI will find the return addresses the frame-pointer walk
+ * skipped), and per frame the entry of maps[] it falls in or why there is
+ * none.  Done when the log is read, so that a stall costs no lookup.
  */
 static void stall_rec_fill_maps(struct i915_stall_record *rec, const struct stall_table *t,
 				u8 *idx)
