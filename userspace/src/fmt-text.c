@@ -118,16 +118,23 @@ static void sb_wall(struct sbuf *b, const struct sstall *ss)
 
 static void block(struct sbuf *b, const struct sstack *st)
 {
+	static char head[100][8];	/* "    #N  ", N left-aligned in 2 columns */
 	unsigned int i;
 
-	/* the frames' labels, fetched ahead: a stack not seen before has
+	if (!head[0][0])
+		for (i = 0; i < 100; i++) {
+			memcpy(head[i], "    #", 5);
+			head[i][5] = (char)('0' + (i < 10 ? i : i / 10));
+			head[i][6] = i < 10 ? ' ' : (char)('0' + i % 10);
+			head[i][7] = ' ';
+		}
+	/* the frames' lines, fetched ahead: a stack not seen before has
 	 * frames all over the cache */
 	for (i = 0; st && i < st->depth; i++) {
-		__builtin_prefetch((const char *)st->frames[i] + offsetof(struct sframe, label));
-		__builtin_prefetch(st->frames[i]->label);
+		__builtin_prefetch((const char *)st->frames[i] + offsetof(struct sframe, line));
+		__builtin_prefetch(st->frames[i]->line);
 	}
-	/* "    #N  0x%016llx LABEL\n", N left-aligned in 2 columns, each line
-	 * written in one piece */
+	/* "    #N  ", then the frame's own "0x%016llx LABEL\n" */
 	for (i = 0; st && i < st->depth; i++) {
 		const struct sframe *f = st->frames[i];
 		char *p;
@@ -136,30 +143,15 @@ static void block(struct sbuf *b, const struct sstack *st)
 			sb_put(b, "    #", 5);
 			sb_dec(b, i, 0);
 			sb_putc(b, ' ');
-			sb_hex16(b, st->addrs[i]);
-			sb_putc(b, ' ');
-			sb_put(b, f->label, f->label_len);
-			sb_putc(b, '\n');
+			sb_put(b, f->line, f->line_len);
 			continue;
 		}
-		sb_need(b, 28 + f->label_len);
+		sb_need(b, 8 + f->line_len);
 		p = b->p + b->len;
-		memcpy(p, "    #", 5);
-		p += 5;
-		if (i >= 10)
-			*p++ = (char)('0' + i / 10);
-		*p++ = (char)('0' + i % 10);
-		if (i < 10)
-			*p++ = ' ';
-		*p++ = ' ';
-		put_hex16(p, st->addrs[i]);
-		p += 18;
-		*p++ = ' ';
-		memcpy(p, f->label, f->label_len);
-		p += f->label_len;
-		*p++ = '\n';
-		*p = 0;
-		b->len = (size_t)(p - b->p);
+		memcpy(p, head[i], 8);
+		memcpy(p + 8, f->line, f->line_len);
+		b->len += 8 + f->line_len;
+		b->p[b->len] = 0;
 	}
 }
 
@@ -282,10 +274,7 @@ void text_stall(struct out *o, const struct sstall *ss)
 	sb_putc(b, '\n');
 	if (ss->caller) {
 		sb_put(b, "  caller ", 9);
-		sb_hex16(b, r->caller);
-		sb_putc(b, ' ');
-		sb_put(b, ss->caller->label, ss->caller->label_len);
-		sb_putc(b, '\n');
+		sb_put(b, ss->caller->line, ss->caller->line_len);
 	} else {
 		sb_puts(b, "  caller unknown\n");
 	}

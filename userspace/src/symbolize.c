@@ -41,9 +41,11 @@ struct centry {
 };
 
 /*
- * A frame's entry starts a cache line, with its strings before it, the
- * label last: a lookup and report's use of a frame touch that line and
- * the label's, which matters when frames are many (distinct stacks).
+ * A frame's allocation starts a cache line with the report's line (the
+ * text a stall copies of each frame), then the entry, then its other
+ * strings: a lookup of a frame and report's use of it touch the line and
+ * the entry's start (the key, and where the line is), two cache lines for
+ * most frames, which matters when frames are many (distinct stacks).
  */
 #define FENT_ALIGN 64
 struct fent {
@@ -374,32 +376,37 @@ static uint64_t frame_hash(const void *space, int kind, uint64_t addr)
 	return hash_mix(hash_mix(hash_mix(0x5eed, (uintptr_t)space), (uint64_t)kind), addr);
 }
 
-/* Copy the resolver's strings and the texts into one entry: the strings,
- * the label last, then the entry, aligned (struct fent). */
+/* Copy the resolver's strings and the texts into one allocation: the
+ * report's line, the entry, the other strings (struct fent).  The line
+ * is made once here so that a stack not seen before is written by copying
+ * its frames' lines, as a stack seen before copies its own. */
 static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash,
 				const void *space, int kind)
 {
 	struct sbuf *b = &C.tmp;
-	size_t lab, fold, key, name = 0, mod = 0, src = 0, strs, pre, len;
+	size_t line, fold, key, name = 0, mod = 0, src = 0, pre, len;
 	struct fent *e;
 	char *base, *p;
 
 	sb_reset(b);
+	sb_hex16(b, fr->addr);
+	sb_putc(b, ' ');
 	make_label(b, fr, user, kind & K_CFI);
-	lab = b->len;
+	sb_putc(b, '\n');
+	line = b->len;
 	make_fold(b, fr, false, kind & K_CFI);
-	fold = b->len - lab;
+	fold = b->len - line;
 	make_fold(b, fr, true, kind & K_CFI);
-	key = b->len - lab - fold;
+	key = b->len - line - fold;
 	if (fr->name)
 		name = strlen(fr->name) + 1;
 	if (fr->module)
 		mod = strlen(fr->module) + 1;
 	if (fr->src)
 		src = strlen(fr->src) + 1;
-	strs = b->len + 3 + name + mod + src;
-	pre = (strs + FENT_ALIGN - 1) / FENT_ALIGN * FENT_ALIGN;
-	len = pre + (sizeof(*e) + FENT_ALIGN - 1) / FENT_ALIGN * FENT_ALIGN;
+	pre = (line + 1 + 7) / 8 * 8;	/* the line and its NUL, the entry aligned */
+	len = (pre + sizeof(*e) + fold + key + 2 + name + mod + src + FENT_ALIGN - 1) /
+	      FENT_ALIGN * FENT_ALIGN;
 	make_room(len);
 	base = xaligned_alloc(FENT_ALIGN, len);
 	e = (struct fent *)(void *)(base + pre);
@@ -414,7 +421,10 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	e->sf.fr = *fr;
 	e->sf.user = user;
 	e->sf.cfi = user && (kind & K_CFI);
-	p = base + pre - strs;
+	e->sf.line = base;
+	memcpy(base, b->p, line);
+	base[line] = 0;
+	p = (char *)(e + 1);
 	if (name) {
 		memcpy(p, fr->name, name);
 		e->sf.fr.name = p;
@@ -431,17 +441,13 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 		p += src;
 	}
 	e->sf.fold = p;
-	memcpy(p, b->p + lab, fold);
+	memcpy(p, b->p + line, fold);
 	p[fold] = 0;
 	p += fold + 1;
 	e->sf.key = p;
-	memcpy(p, b->p + lab + fold, key);
+	memcpy(p, b->p + line + fold, key);
 	p[key] = 0;
-	p += key + 1;
-	e->sf.label = p;
-	memcpy(p, b->p, lab);
-	p[lab] = 0;
-	e->sf.label_len = (uint32_t)lab;
+	e->sf.line_len = (uint32_t)line;
 	e->sf.fold_len = (uint32_t)fold;
 	e->sf.key_len = (uint32_t)key;
 	C.bytes += len;

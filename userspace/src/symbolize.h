@@ -38,9 +38,11 @@ void sym_cleanup(void);
 /* A symbolized frame, shared by every stall that has it. */
 struct sframe {
 	/* first, what report reads of each frame: the cache line it shares
-	 * with the cache's key, the label's text just before */
-	const char *label;	/* report: "sym+0xoff (path)", "[unknown: why] ..." */
-	uint32_t label_len, fold_len, key_len;
+	 * with the cache's key, the line's text just before */
+	const char *line;	/* report: "0xADDR LABEL\n", a frame's line after its
+				 * "    #N  " (and the caller's after "  caller "), LABEL
+				 * "sym+0xoff (path)", "[unknown: why] ..." */
+	uint32_t line_len, fold_len, key_len;
 	bool user;
 	bool cfi;		/* 1.2: found by CFI in the stack snapshot only */
 	const char *fold;	/* folded and SVG: "sym", "[file]", "[unknown]" */
