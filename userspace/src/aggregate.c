@@ -330,7 +330,7 @@ struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_add
 	bool found;
 	int i;
 
-	if (u && !(ss->r->flags & I915_STALL_F_KTHREAD)) {
+	if (u && u->id && !(ss->r->flags & I915_STALL_F_KTHREAD)) {
 		gi = id_slot(G, u->id, &found);
 		if (found)
 			return &G->g[*gi];

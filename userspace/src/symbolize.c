@@ -90,6 +90,10 @@ static struct {
 	uint64_t next_id;
 	struct sbuf tmp;
 	unsigned long hits[2], misses[2], evicted[2];
+	uint32_t *seen;			/* seen_place() */
+	size_t seen_mask;
+	struct sent *scratch[2];	/* stack_miss(): kernel, user */
+	size_t scratch_len[2];
 } C;
 
 void sym_init(const struct sym_opts *o)
@@ -566,16 +570,118 @@ static bool stack_is(const struct sent *e, const void *space, const struct skey 
 			      e->st.end_addr == k->end_addr));
 }
 
+/* The bytes of a stack's entry of depth frames. */
+static size_t sent_size(const struct skey *k)
+{
+	return sizeof(struct sent) + k->depth * (sizeof(*k->a) + sizeof(struct sframe *)) +
+	       (k->kinds ? k->depth : 0);
+}
+
+/* e, of sent_size(k) bytes, made the stack k (hash h) of this stall, id 0. */
+static void stack_fill(struct sent *e, const struct stall *s, const void *space,
+		       const struct skey *k, uint64_t h)
+{
+	const struct sframe **frames;
+	uint64_t fh[PREFETCH_MAX];
+	unsigned int i;
+
+	if (k->depth <= PREFETCH_MAX)
+		prefetch_frames(space, k->user, k->kinds, k->depth, k->a, fh);
+	memset(e, 0, sizeof(*e));
+	e->c.hash = h;
+	e->c.space = space;
+	e->c.kind = (uint8_t)(k->user | (k->kinds ? 2 : 0));
+	e->c.epoch = C.epoch;
+	memcpy(e->addrs, k->a, k->depth * sizeof(*k->a));
+	e->st.depth = k->depth;
+	e->st.end = k->end;
+	e->st.end_addr = k->end_addr;
+	frames = (const struct sframe **)(void *)(e->addrs + k->depth);
+	e->st.frames = frames;
+	e->st.addrs = e->addrs;
+	if (k->kinds)
+		memcpy(frames + k->depth, k->kinds, k->depth);
+	for (i = 0; i < k->depth; i++) {
+		int kind = kind_at(k->user, k->kinds, i);
+		struct fent *f = k->depth <= PREFETCH_MAX ? frame_get_h(s, space, kind, k->a[i], fh[i])
+							  : frame_get(s, space, kind, k->a[i]);
+
+		frames[i] = &f->sf;
+		e->st.unresolved += f->c.unresolved;
+	}
+}
+
+#define SEEN_SHARE 64	/* seen_place()'s table: at most this part of the budget */
+
+/*
+ * The tag of the stack of hash h in the table of the stacks seen, and its
+ * place.  A stack is cached the second time it is seen: on distinct
+ * stacks, caching each would make an entry that evicts an older one, and
+ * neither is used again.  The table holds a tag (the hash's high half) per
+ * place (the hash's low bits), a tag overwriting another: a collision only
+ * caches a stack early, or at its third sighting.
+ */
+static uint32_t *seen_place(uint64_t h, uint32_t *tag)
+{
+	if (!C.seen) {
+		size_t n = 1024;
+
+		while (n * sizeof(*C.seen) * SEEN_SHARE < C.budget)
+			n *= 2;
+		C.seen = xcalloc(n, sizeof(*C.seen));
+		C.seen_mask = n - 1;
+		C.bytes += n * sizeof(*C.seen);
+	}
+	*tag = (uint32_t)(h >> 32) | 1;
+	return &C.seen[h & C.seen_mask];
+}
+
+/*
+ * A stack not cached: made in a scratch entry of its own kind (kernel,
+ * user: a stall has one of each), id 0, when first seen; cached when seen
+ * again.  Whether it was is read last, once its place in the table of the
+ * stacks seen, fetched first, has come in while the frames were looked up.
+ */
+static __attribute__((noinline)) const struct sstack *
+stack_miss(const struct stall *s, const void *space, const struct skey *k, uint64_t h)
+{
+	size_t len = sent_size(k);
+	uint32_t tag, *seen = seen_place(h, &tag);
+	struct sent *e, *x;
+
+	__builtin_prefetch(seen);
+	C.misses[1]++;
+	if (C.scratch_len[k->user] < len) {
+		free(C.scratch[k->user]);
+		C.scratch[k->user] = xmalloc(len);
+		C.scratch_len[k->user] = len;
+	}
+	x = C.scratch[k->user];
+	stack_fill(x, s, space, k, h);
+	if (*seen != tag) {
+		*seen = tag;
+		return &x->st;
+	}
+	/* this stall's frames are stamped: making room does not evict them */
+	make_room(len);
+	e = xmalloc(len);
+	memcpy(e, x, len);
+	e->st.frames = (const struct sframe **)(void *)(e->addrs + k->depth);
+	e->st.addrs = e->addrs;
+	e->st.id = ++C.next_id;
+	e->c.bytes = (uint32_t)len;
+	e->c.reused = 1;	/* seen twice: its text is worth keeping */
+	C.bytes += len;
+	ct_insert(&C.stacks, &e->c);
+	return &e->st;
+}
+
 static const struct sstack *stack_get_k(const struct stall *s, const void *space,
 					const struct skey *k)
 {
 	uint64_t h = stack_hash(space, k);
-	unsigned int depth = k->depth;
-	const __u64 *a = k->a;
-	const struct sframe **frames;
-	uint64_t fh[PREFETCH_MAX];
 	struct sent *e;
-	size_t i, len;
+	size_t i;
 
 	if (C.stacks.cap)
 		for (i = h & (C.stacks.cap - 1); C.stacks.t[i].e; i = (i + 1) & (C.stacks.cap - 1)) {
@@ -590,39 +696,7 @@ static const struct sstack *stack_get_k(const struct stall *s, const void *space
 				return &e->st;
 			}
 		}
-	C.misses[1]++;
-	if (depth <= PREFETCH_MAX)
-		prefetch_frames(space, k->user, k->kinds, depth, a, fh);
-	len = sizeof(*e) + depth * (sizeof(*a) + sizeof(*e->st.frames)) + (k->kinds ? depth : 0);
-	make_room(len);
-	e = xmalloc(len);
-	memset(e, 0, sizeof(*e));
-	e->c.hash = h;
-	e->c.space = space;
-	e->c.kind = (uint8_t)(k->user | (k->kinds ? 2 : 0));
-	e->c.bytes = (uint32_t)len;
-	e->c.epoch = C.epoch;
-	memcpy(e->addrs, a, depth * sizeof(*a));
-	e->st.id = ++C.next_id;
-	e->st.depth = depth;
-	e->st.end = k->end;
-	e->st.end_addr = k->end_addr;
-	frames = (const struct sframe **)(void *)(e->addrs + depth);
-	e->st.frames = frames;
-	e->st.addrs = e->addrs;
-	if (k->kinds)
-		memcpy(frames + depth, k->kinds, depth);
-	for (i = 0; i < depth; i++) {
-		int kind = kind_at(k->user, k->kinds, (unsigned int)i);
-		struct fent *f = depth <= PREFETCH_MAX ? frame_get_h(s, space, kind, a[i], fh[i])
-						       : frame_get(s, space, kind, a[i]);
-
-		frames[i] = &f->sf;
-		e->st.unresolved += f->c.unresolved;
-	}
-	C.bytes += len;
-	ct_insert(&C.stacks, &e->c);
-	return &e->st;
+	return stack_miss(s, space, k, h);
 }
 
 static const struct sstack *stack_get(const struct stall *s, const void *space, bool user,
@@ -861,6 +935,9 @@ void sym_cleanup(void)
 	ct_free(&C.stacks);
 	ct_free(&C.frames);
 	sb_free(&C.tmp);
+	free(C.seen);
+	free(C.scratch[0]);
+	free(C.scratch[1]);
 	ksym_cleanup();
 	usym_cleanup();
 	memset(&C, 0, sizeof(C));

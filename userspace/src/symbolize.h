@@ -4,7 +4,8 @@
  * symbolized frames (ksym.c for the kernel, usym.c/dwfl.c for user space)
  * and owns the caches that make a log of repeated stacks cheap: symbolized
  * frames by (address space, address), and whole stacks by (address space,
- * addresses).
+ * addresses).  A stack is cached the second time it is seen: one seen once
+ * (distinct stacks) is made for its stall alone, of cached frames.
  *
  * The caches grow within one memory budget (--cache-size).  Once it is
  * reached, entries not used for a while are evicted one at a time (CLOCK:
@@ -52,7 +53,8 @@ struct sframe {
 
 /* A symbolized stack. */
 struct sstack {
-	uint64_t id;		/* unique for the program's life (a key for aggregation) */
+	uint64_t id;		/* unique for the program's life (a key for aggregation);
+				 * 0: not cached (seen once so far), no key */
 	unsigned int depth;
 	unsigned int unresolved;	/* frames */
 	const struct sframe **frames;	/* innermost first */

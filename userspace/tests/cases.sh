@@ -392,12 +392,13 @@ t_cache_budget() {
 }
 
 # Past the budget, no frame of the stall being emitted is evicted, not even
-# one that only a stack of that stall holds: the second stall's kernel stack
-# is a cache hit (its frames are not looked up again), then its caller frame
-# needs room past the 1 MiB budget. make_room() marks this stall's stacks'
-# frames (stamp_frames()) before it evicts frames, so it goes over the budget
-# instead; without the marks it frees the first frame of that stack, which
-# is then printed (a use after free: 200 KB entries are unmapped when freed).
+# one that only a stack of that stall holds: the third stall's kernel stack
+# is a cache hit (cached when the second stall saw it again; its frames are
+# not looked up again), then its caller frame needs room past the 1 MiB
+# budget. make_room() marks this stall's stacks' frames (stamp_frames())
+# before it evicts frames, so it goes over the budget instead; without the
+# marks it frees the first frame of that stack, which is then printed (a use
+# after free: 200 KB entries are unmapped when freed).
 t_cache_keeps_stall_frames() {
 	python3 - "$W/long.kallsyms" <<'PY'
 import sys
@@ -411,21 +412,23 @@ PY
 	mk "$W/hit.bin" <<-EOF
 		header kernel_anchor_addr=0xffffffff81000000
 		rec cpu=0 start=1 dur=1000 pid=1 tgid=1 k=$k
-		rec cpu=0 start=2 dur=1000 pid=1 tgid=1 caller=0xffffffff81002010 k=$k
+		rec cpu=0 start=2 dur=1000 pid=1 tgid=1 k=$k
+		rec cpu=0 start=3 dur=1000 pid=1 tgid=1 caller=0xffffffff81002010 k=$k
 	EOF
 	run 0 --offline --kallsyms "$W/long.kallsyms" -v "$W/hit.bin"
 	mv "$W/out" "$W/hit-big"
-	has "$W/err" "frames 5 (0 hits, 5 misses, 0 evicted), stacks 1 (1 hits, 1 misses, 0 evicted)"
+	# the stack: not cached when first seen, cached when seen again, a hit
+	has "$W/err" "frames 5 (4 hits, 5 misses, 0 evicted), stacks 1 (1 hits, 2 misses, 0 evicted)"
 	run 0 --offline --kallsyms "$W/long.kallsyms" -v --cache-size=1 "$W/hit.bin"
-	# nothing evicted: all of it is the second stall's; over the budget
-	has_re "$W/err" "symbol caches: [0-9]+ of 1048576 bytes; frames 5 \(0 hits, 5 misses, 0 evicted\), stacks 1 \(1 hits, 1 misses, 0 evicted\)$"
+	# nothing evicted: all of it is the third stall's; over the budget
+	has_re "$W/err" "symbol caches: [0-9]+ of 1048576 bytes; frames 5 \(4 hits, 5 misses, 0 evicted\), stacks 1 \(1 hits, 2 misses, 0 evicted\)$"
 	[ "$(sed -n 's/.*symbol caches: \([0-9]*\) of.*/\1/p' "$W/err")" -gt 1048576 ]
 	cmp "$W/hit-big" "$W/out" || { echo "differs with a small cache"; return 1; }
 	local xs ys
 	xs=$(printf "%50000s" "" | tr " " x)
 	ys=$(printf "%50000s" "" | tr " " y)
-	eq "$(grep -cxF "    #0  0xffffffff81001010 kframe0_$xs+0x10" "$W/out")" 2
-	eq "$(grep -cxF "    #3  0xffffffff81001310 kframe3_$xs+0x10" "$W/out")" 2
+	eq "$(grep -cxF "    #0  0xffffffff81001010 kframe0_$xs+0x10" "$W/out")" 3
+	eq "$(grep -cxF "    #3  0xffffffff81001310 kframe3_$xs+0x10" "$W/out")" 3
 	eq "$(grep -cxF "  caller 0xffffffff81002010 kcaller_$ys+0x10" "$W/out")" 1
 }
 
