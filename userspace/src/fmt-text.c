@@ -128,13 +128,8 @@ static void block(struct sbuf *b, const struct sstack *st)
 			head[i][6] = i < 10 ? ' ' : (char)('0' + i % 10);
 			head[i][7] = ' ';
 		}
-	/* the frames' lines, fetched ahead: a stack not seen before has
-	 * frames all over the cache */
-	for (i = 0; st && i < st->depth; i++) {
-		__builtin_prefetch((const char *)st->frames[i] + offsetof(struct sframe, line));
-		__builtin_prefetch(st->frames[i]->line);
-	}
-	/* "    #N  ", then the frame's own "0x%016llx LABEL\n" */
+	/* "    #N  ", then the frame's own "0x%016llx LABEL\n" (its
+	 * lines were fetched ahead when the stack was made: sym_stall()) */
 	for (i = 0; st && i < st->depth; i++) {
 		const struct sframe *f = st->frames[i];
 		char *p;

@@ -375,9 +375,16 @@ static void make_fold(struct sbuf *b, const struct frame *fr, bool addr, bool cf
 			b->p[i] = '?';
 }
 
+/* A frame's hash is hash_mix(frame_seed(space, kind), addr): a stack's
+ * frames share a few seeds. */
+static uint64_t frame_seed(const void *space, int kind)
+{
+	return hash_mix(hash_mix(0x5eed, (uintptr_t)space), (uint64_t)kind);
+}
+
 static uint64_t frame_hash(const void *space, int kind, uint64_t addr)
 {
-	return hash_mix(hash_mix(hash_mix(0x5eed, (uintptr_t)space), (uint64_t)kind), addr);
+	return hash_mix(frame_seed(space, kind), addr);
 }
 
 /* Copy the resolver's strings and the texts into one allocation: the
@@ -458,9 +465,24 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	return e;
 }
 
-static struct fent *frame_get_h(const struct stall *s, const void *space, int kind,
-				uint64_t addr, uint64_t h)
+/* e is the frame (space, kind, addr): then it is used by this stall
+ * (epoch), and the caller counts a hit */
+static inline bool frame_hit(struct fent *e, const void *space, int kind, uint64_t addr,
+			     uint32_t epoch)
 {
+	if (e->addr != addr || e->c.space != space || e->c.kind != kind)
+		return false;
+	e->c.ref = 1;
+	e->c.epoch = epoch;
+	return true;
+}
+
+/* The frame (space, kind, addr), looked up, else made (the slow path of
+ * stack_frames(); the caller frame) */
+static __attribute__((noinline)) struct fent *frame_get(const struct stall *s, const void *space,
+							 int kind, uint64_t addr)
+{
+	uint64_t h = frame_hash(space, kind, addr);
 	struct frame fr;
 	struct fent *e;
 	size_t i;
@@ -470,10 +492,7 @@ static struct fent *frame_get_h(const struct stall *s, const void *space, int ki
 			if (C.frames.t[i].hash != h)
 				continue;
 			e = (struct fent *)C.frames.t[i].e;
-			if (e->addr == addr && e->c.space == space &&
-			    e->c.kind == kind) {
-				e->c.ref = 1;
-				e->c.epoch = C.epoch;
+			if (frame_hit(e, space, kind, addr, C.epoch)) {
 				C.hits[0]++;
 				return e;
 			}
@@ -490,46 +509,11 @@ static struct fent *frame_get_h(const struct stall *s, const void *space, int ki
 	return e;
 }
 
-static struct fent *frame_get(const struct stall *s, const void *space, int kind, uint64_t addr)
-{
-	return frame_get_h(s, space, kind, addr, frame_hash(space, kind, addr));
-}
-
-#define PREFETCH_MAX 64
-
 /* The kind of frame i of a stack: kinds[i] when given, else the PC then
  * return addresses (user) or kernel frames. */
 static inline int kind_at(bool user, const uint8_t *kinds, unsigned int i)
 {
 	return kinds ? kinds[i] : !user ? K_KERNEL : i ? K_USER_RET : K_USER_PC;
-}
-
-/*
- * The frames of a stack not cached: their hashes, and their table slots
- * then their entries fetched ahead, so that the cache misses of a stack of
- * frames seen before overlap instead of coming one after another.
- */
-static void prefetch_frames(const void *space, bool user, const uint8_t *kinds,
-			    unsigned int depth, const __u64 *a, uint64_t *h)
-{
-	size_t mask = C.frames.cap - 1;
-	unsigned int i;
-
-	for (i = 0; i < depth; i++) {
-		h[i] = frame_hash(space, kind_at(user, kinds, i), a[i]);
-		if (C.frames.cap)
-			__builtin_prefetch(&C.frames.t[h[i] & mask]);
-	}
-	for (i = 0; i < depth && C.frames.cap; i++) {
-		size_t k;
-
-		/* the first entry of its hash: almost always the one */
-		for (k = h[i] & mask; C.frames.t[k].e; k = (k + 1) & mask)
-			if (C.frames.t[k].hash == h[i]) {
-				__builtin_prefetch(C.frames.t[k].e);
-				break;
-			}
-	}
 }
 
 /* ---------------------------------------------------------------- stacks */
@@ -570,6 +554,120 @@ static bool stack_is(const struct sent *e, const void *space, const struct skey 
 			      e->st.end_addr == k->end_addr));
 }
 
+#define FRAMES_AHEAD 64
+
+/* The hashes of frames [j, j + n) of the stack (a, kinds), their table
+ * slots fetched ahead. */
+static void frames_hash(const void *space, bool user, const uint8_t *kinds, const __u64 *a,
+			unsigned int j, unsigned int n, uint64_t *h)
+{
+	const struct cslot *t = C.frames.t;
+	size_t mask = C.frames.cap - 1;
+	uint64_t seed = 0, first, rest;
+	unsigned int i;
+	int last = -1;
+
+	if (!kinds) {	/* the default kinds: two seeds */
+		first = frame_seed(space, kind_at(user, NULL, 0));
+		rest = frame_seed(space, kind_at(user, NULL, 1));
+		for (i = 0; i < n; i++) {
+			uint64_t x = hash_mix(j + i ? rest : first, a[j + i]);
+
+			h[i] = x;
+			if (t)
+				__builtin_prefetch(&t[x & mask]);
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t x;
+
+		if (kinds[j + i] != last) {
+			last = kinds[j + i];
+			seed = frame_seed(space, last);
+		}
+		x = hash_mix(seed, a[j + i]);
+		h[i] = x;
+		if (t)
+			__builtin_prefetch(&t[x & mask]);
+	}
+}
+
+/*
+ * The first entry of each hash in the table (almost always the frame, or
+ * none), fetched ahead: the entry's start and the cache line before it,
+ * where the report's line is (frame_entry(); all of it unless it is longer
+ * than a cache line and a half).  Valid while no frame is evicted.
+ */
+static void frames_find(unsigned int n, const uint64_t *h, struct fent **cand)
+{
+	const struct cslot *t = C.frames.t;
+	size_t mask = C.frames.cap - 1;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct fent *e = NULL;
+		size_t k;
+
+		for (k = h[i] & mask; t && t[k].e; k = (k + 1) & mask)
+			if (t[k].hash == h[i]) {
+				e = (struct fent *)t[k].e;
+				__builtin_prefetch((char *)e - 64);
+				__builtin_prefetch(&e->sf.line_len);
+				break;
+			}
+		cand[i] = e;
+	}
+}
+
+/*
+ * The frames of a stack not cached, FRAMES_AHEAD at a time: first each
+ * one's hash, its table slot fetched ahead; then the entry of that hash
+ * (frames_find()); then each entry checked.  So the cache misses of a
+ * stack of frames seen before overlap instead of coming one after another,
+ * and each is probed once.  A frame not found is looked up again, its hash
+ * made afresh (and made, if new: which may evict, and then the entries
+ * found before are looked up again too).
+ */
+static void stack_frames(const struct stall *s, const void *space, const struct skey *k,
+			 struct sstack *st, const struct sframe **frames)
+{
+	const uint8_t *kinds = k->kinds;
+	const __u64 *a = k->a;
+	int kfirst = kind_at(k->user, NULL, 0), krest = kind_at(k->user, NULL, 1);
+	uint32_t epoch = C.epoch;
+	uint64_t h[FRAMES_AHEAD];
+	struct fent *cand[FRAMES_AHEAD];
+	unsigned int j, i, n, unresolved = 0;
+	unsigned long hits = 0;
+
+	for (j = 0; j < k->depth; j += n) {
+		unsigned long evicted = C.evicted[0];
+		bool stale = false;	/* a frame was evicted: cand[] may be gone */
+
+		n = k->depth - j < FRAMES_AHEAD ? k->depth - j : FRAMES_AHEAD;
+		frames_hash(space, k->user, kinds, a, j, n, h);
+		frames_find(n, h, cand);
+		for (i = 0; i < n; i++) {
+			int kind = kinds ? kinds[j + i] : j + i ? krest : kfirst;
+			struct fent *f = stale ? NULL : cand[i];
+
+			if (f && frame_hit(f, space, kind, a[j + i], epoch)) {
+				hits++;
+			} else {
+				f = frame_get(s, space, kind, a[j + i]);
+				stale = C.evicted[0] != evicted;
+			}
+			/* what report reads next of the frame (frame_entry()) */
+			__builtin_prefetch(f->sf.line);
+			frames[j + i] = &f->sf;
+			unresolved += f->c.unresolved;
+		}
+	}
+	C.hits[0] += hits;
+	st->unresolved += unresolved;
+}
+
 /* The bytes of a stack's entry of depth frames. */
 static size_t sent_size(const struct skey *k)
 {
@@ -582,11 +680,7 @@ static void stack_fill(struct sent *e, const struct stall *s, const void *space,
 		       const struct skey *k, uint64_t h)
 {
 	const struct sframe **frames;
-	uint64_t fh[PREFETCH_MAX];
-	unsigned int i;
 
-	if (k->depth <= PREFETCH_MAX)
-		prefetch_frames(space, k->user, k->kinds, k->depth, k->a, fh);
 	memset(e, 0, sizeof(*e));
 	e->c.hash = h;
 	e->c.space = space;
@@ -601,14 +695,7 @@ static void stack_fill(struct sent *e, const struct stall *s, const void *space,
 	e->st.addrs = e->addrs;
 	if (k->kinds)
 		memcpy(frames + k->depth, k->kinds, k->depth);
-	for (i = 0; i < k->depth; i++) {
-		int kind = kind_at(k->user, k->kinds, i);
-		struct fent *f = k->depth <= PREFETCH_MAX ? frame_get_h(s, space, kind, k->a[i], fh[i])
-							  : frame_get(s, space, kind, k->a[i]);
-
-		frames[i] = &f->sf;
-		e->st.unresolved += f->c.unresolved;
-	}
+	stack_frames(s, space, k, &e->st, frames);
 }
 
 #define SEEN_SHARE 64	/* seen_place()'s table: at most this part of the budget */
