@@ -27,7 +27,8 @@ static int finish(struct out *out, int rc)
 /*
  * In time order the records are visited hopping between the CPUs' parts of
  * the input, which defeats the hardware prefetcher: fetch the record a few
- * stalls ahead.
+ * stalls ahead, and once it is in, look up its user frames (sym_prefetch(),
+ * while stacks are not cached: distinct stacks).
  */
 PREFETCH_INLINE void prefetch_ahead(const struct stall *st, size_t n, size_t i)
 {
@@ -35,6 +36,12 @@ PREFETCH_INLINE void prefetch_ahead(const struct stall *st, size_t n, size_t i)
 		stall_prefetch_fields(st[i + 8].f, st[i + 8].raw);
 	if (i + 4 < n)
 		stall_prefetch_rest(st[i + 4].f, st[i + 4].raw, true);
+	if (sym_prefetching) {
+		if (i + 4 < n)
+			sym_prefetch(&st[i + 4], 1);
+		if (i + 2 < n)
+			sym_prefetch(&st[i + 2], 2);
+	}
 }
 
 /* ---------------------------------------------------------------- folded */

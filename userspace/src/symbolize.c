@@ -16,6 +16,7 @@
 #include "symbolize.h"
 
 unsigned long sym_unresolved;
+bool sym_prefetching;
 
 /*
  * Frame kinds: kernel, user PC, user return address; a user frame's kind
@@ -52,6 +53,26 @@ struct fent {
 	struct centry c;
 	uint64_t addr;
 	struct sframe sf;
+};
+
+/*
+ * The user frames of a record, looked up a few stalls ahead of its
+ * sym_stall() (sym_prefetch()) in the address space of the last user
+ * stack: their hashes, then the entries found, and the hash of the stack,
+ * by the stack's addresses in the record.
+ */
+#define AHEAD 8
+struct ahead {
+	const __u64 *a;		/* the record's ustack[]; NULL: unused */
+	const void *space;
+	unsigned int n;
+	bool plain;		/* the default kinds (no 1.2 map flags) */
+	bool found;		/* cand[] made (step 2), good while C.evicted[0] is */
+	unsigned long evicted;	/* as it was then */
+	uint64_t sh;		/* the stack's hash (plain) */
+	uint64_t addr[I915_STALL_USTACK_MAX];	/* ustack[] then */
+	uint64_t h[I915_STALL_USTACK_MAX];
+	struct fent *cand[I915_STALL_USTACK_MAX];
 };
 
 struct sent {
@@ -94,6 +115,9 @@ static struct {
 	size_t seen_mask;
 	struct sent *scratch[2];	/* stack_miss(): kernel, user */
 	size_t scratch_len[2];
+	const void *user_space;		/* the last user stack's address space */
+	struct ahead ahead[AHEAD];	/* sym_prefetch() */
+	unsigned int ahead_next;
 } C;
 
 void sym_init(const struct sym_opts *o)
@@ -527,9 +551,12 @@ struct skey {
 	const uint8_t *kinds;	/* NULL: the default kinds */
 	uint8_t end;
 	uint64_t end_addr;
+	const struct ahead *ah;	/* a plain user stack looked up ahead, or NULL */
 };
 
-static uint64_t stack_hash(const void *space, const struct skey *k)
+/* inlined into the lookup, which a stack seen before is mostly made of */
+static inline __attribute__((always_inline)) uint64_t stack_hash(const void *space,
+								 const struct skey *k)
 {
 	uint64_t h = hash_mix(hash_mix(hash_mix(0xc0ffee, (uintptr_t)space), k->user), k->depth);
 	unsigned int i;
@@ -625,29 +652,41 @@ static void frames_find(unsigned int n, const uint64_t *h, struct fent **cand)
  * one's hash, its table slot fetched ahead; then the entry of that hash
  * (frames_find()); then each entry checked.  So the cache misses of a
  * stack of frames seen before overlap instead of coming one after another,
- * and each is probed once.  A frame not found is looked up again, its hash
- * made afresh (and made, if new: which may evict, and then the entries
- * found before are looked up again too).
+ * and each is probed once.  Those steps were made a few stalls ahead for
+ * a stack of a record's ustack[] as it is (sym_prefetch()).  A frame not
+ * found is looked up again, its hash made afresh (and made, if new: which
+ * may evict, and then the entries found before are looked up again too).
  */
 static void stack_frames(const struct stall *s, const void *space, const struct skey *k,
 			 struct sstack *st, const struct sframe **frames)
 {
+	const struct ahead *ah = k->ah;
 	const uint8_t *kinds = k->kinds;
 	const __u64 *a = k->a;
 	int kfirst = kind_at(k->user, NULL, 0), krest = kind_at(k->user, NULL, 1);
 	uint32_t epoch = C.epoch;
-	uint64_t h[FRAMES_AHEAD];
-	struct fent *cand[FRAMES_AHEAD];
+	uint64_t hbuf[FRAMES_AHEAD];
+	struct fent *cbuf[FRAMES_AHEAD];
 	unsigned int j, i, n, unresolved = 0;
 	unsigned long hits = 0;
 
 	for (j = 0; j < k->depth; j += n) {
+		const uint64_t *h = hbuf;
+		struct fent *const *cand = cbuf;
 		unsigned long evicted = C.evicted[0];
 		bool stale = false;	/* a frame was evicted: cand[] may be gone */
 
 		n = k->depth - j < FRAMES_AHEAD ? k->depth - j : FRAMES_AHEAD;
-		frames_hash(space, k->user, kinds, a, j, n, h);
-		frames_find(n, h, cand);
+		if (ah) {	/* k->depth <= I915_STALL_USTACK_MAX */
+			h = ah->h;
+			if (ah->found && ah->evicted == evicted)
+				cand = ah->cand;
+			else
+				frames_find(n, h, cbuf);
+		} else {
+			frames_hash(space, k->user, kinds, a, j, n, hbuf);
+			frames_find(n, h, cbuf);
+		}
 		for (i = 0; i < n; i++) {
 			int kind = kinds ? kinds[j + i] : j + i ? krest : kfirst;
 			struct fent *f = stale ? NULL : cand[i];
@@ -738,6 +777,10 @@ stack_miss(const struct stall *s, const void *space, const struct skey *k, uint6
 
 	__builtin_prefetch(seen);
 	C.misses[1]++;
+	if (k->user) {
+		sym_prefetching = true;
+		C.user_space = space;
+	}
 	if (C.scratch_len[k->user] < len) {
 		free(C.scratch[k->user]);
 		C.scratch[k->user] = xmalloc(len);
@@ -766,7 +809,7 @@ stack_miss(const struct stall *s, const void *space, const struct skey *k, uint6
 static const struct sstack *stack_get_k(const struct stall *s, const void *space,
 					const struct skey *k)
 {
-	uint64_t h = stack_hash(space, k);
+	uint64_t h = k->ah ? k->ah->sh : stack_hash(space, k);
 	struct sent *e;
 	size_t i;
 
@@ -957,12 +1000,81 @@ static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *
 	return n;
 }
 
+void sym_prefetch(const struct stall *s, int step)
+{
+	const void *space = C.user_space;
+	struct ahead *ah;
+	struct srec r;
+	unsigned int i;
+
+	if (!C.frames.cap)
+		return;
+	srec_get(s->f, s->raw, &r);
+	if (!r.udepth || r.udepth > I915_STALL_USTACK_MAX)
+		return;
+	if (step == 1) {
+		uint8_t kinds[I915_STALL_USTACK_MAX];
+		struct skey k = { .user = true, .depth = r.udepth, .a = r.ustack };
+
+		ah = &C.ahead[C.ahead_next++ % AHEAD];
+		ah->a = r.ustack;
+		ah->n = r.udepth;
+		memcpy(ah->addr, r.ustack, r.udepth * sizeof(*ah->addr));
+		ah->space = space;
+		ah->plain = !r.ustack_map;
+		ah->found = false;
+		/* a 1.2 record's kinds as its chain joined to a CFI walk
+		 * (ustack_join()) mostly has them */
+		for (i = 0; r.ustack_map && i < r.udepth; i++)
+			kinds[i] = K_MAKE(i ? K_USER_RET : K_USER_PC, false,
+					  uframe_flag_of(r.ustack_map[i]));
+		frames_hash(space, true, r.ustack_map ? kinds : NULL, r.ustack, 0, r.udepth, ah->h);
+		if (ah->plain) {	/* the stack's place in the stacks seen */
+			ah->sh = stack_hash(space, &k);
+			if (C.seen)
+				__builtin_prefetch(&C.seen[ah->sh & C.seen_mask]);
+		}
+		return;
+	}
+	for (i = 0; i < AHEAD; i++) {
+		ah = &C.ahead[i];
+		if (ah->a == r.ustack && ah->space == space && ah->n == r.udepth) {
+			frames_find(r.udepth, ah->h, ah->cand);
+			ah->found = true;
+			ah->evicted = C.evicted[0];
+			return;
+		}
+	}
+}
+
+/*
+ * What sym_prefetch() found of the stall r's user frames, if it was made
+ * in its address space, with the default kinds, and of the addresses the
+ * record has now.  Entries are not used up, only overwritten.
+ */
+static const struct ahead *ahead_find(const struct srec *r, const void *space)
+{
+	unsigned int i;
+
+	for (i = 0; i < AHEAD; i++) {
+		const struct ahead *ah = &C.ahead[i];
+
+		if (ah->a == r->ustack && ah->space == space && ah->plain && ah->n == r->udepth &&
+		    !memcmp(ah->addr, r->ustack, r->udepth * sizeof(*ah->addr)))
+			return ah;
+	}
+	return NULL;
+}
+
 void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
 {
 	const void *kspace = NULL;
 	struct aspace *uspace;
+	bool ahead;
 
 	C.epoch++;
+	ahead = sym_prefetching;
+	sym_prefetching = false;	/* until a user stack is not cached */
 	memset(out, 0, sizeof(*out));
 	out->s = s;
 	out->r = r;
@@ -989,8 +1101,12 @@ void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
 			out->unresolved += out->u->unresolved;
 		}
 	} else if (r->udepth) {
+		struct skey k = { .user = true, .depth = r->udepth, .a = r->ustack };
+
 		uspace = usym_space(s->f, r);
-		out->u = stack_get(s, uspace, true, r->udepth, r->ustack);
+		if (ahead)	/* sym_prefetch() ran */
+			k.ah = ahead_find(r, uspace);
+		out->u = stack_get_k(s, uspace, &k);
 		out->unresolved += out->u->unresolved;
 	}
 	sym_unresolved += out->unresolved;

@@ -76,6 +76,23 @@ struct sstall {
 void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out);
 
 /*
+ * Look up the user frames of the stall s a few stalls ahead of its
+ * sym_stall(), while user stacks are not cached (when they are, their
+ * frames are not read): step 1 hashes them and fetches their table slots
+ * into the CPU caches, step 2, a stall or two later, finds their entries
+ * and fetches those and their lines.  sym_stall() of s then finds them
+ * there, where the stacks of distinct stalls would otherwise wait on a
+ * cache miss per slot, entry and line, frame after frame.  Guessed in the
+ * last user stack's address space; what sym_stall() takes of it is checked
+ * (the address space, s's addresses, an entry's key).  s's record is read,
+ * so it must be in memory (not checked yet is fine).
+ */
+void sym_prefetch(const struct stall *s, int step);
+/* Whether sym_prefetch() has anything to do: the last stall's user stack
+ * was not cached (so neither are those around it, likely). */
+extern bool sym_prefetching;
+
+/*
  * The text an output format made of a stack of the last sym_stall(), kept
  * with the cached stack for the next stalls that have it: it depends on
  * the stack alone (its addresses, frames and end).  fmt tells the formats

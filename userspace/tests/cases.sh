@@ -432,6 +432,34 @@ PY
 	eq "$(grep -cxF "  caller 0xffffffff81002010 kcaller_$ys+0x10" "$W/out")" 1
 }
 
+# The frames of stacks not seen before are looked up a few stalls ahead
+# (sym_prefetch()): the sorted report, which does so, prints what report
+# --stream, which does not, prints; with room for every frame, and with
+# frames evicted between the lookups made ahead and their use.
+t_distinct_stacks_ahead() {
+	{
+		echo 'header kernel_anchor_addr=0xffffffff81000000'
+		awk 'BEGIN { for (i = 0; i < 20000; i++) {
+			j = i % 10 >= 8 ? i - i % 10 : i	# a stack seen again, and again
+			printf "rec cpu=0 start=%d dur=%d pid=7 tgid=7 k=0xffffffff81000105 u=", i, 1000 + i % 13
+			for (d = 0; d < 12; d++)
+				printf "%s0x%x", d ? "," : "", 4194304 + d * 65536 + (j * (d + 3) * 7919 + d) % 4096
+			print ""
+		} }'
+	} | mk "$W/ahead.bin"
+	local cs
+	for cs in --cache-size=128 --cache-size=1; do
+		run 1 --offline --kallsyms "$KS" -v "$cs" "$W/ahead.bin"
+		grep -v "stalls shown" "$W/out" > "$W/sorted.txt"
+		mv "$W/err" "$W/sorted.err"
+		run 1 --offline --kallsyms "$KS" "$cs" --stream "$W/ahead.bin"
+		grep -v "stalls shown" "$W/out" > "$W/streamed.txt"
+		cmp "$W/sorted.txt" "$W/streamed.txt" || { echo "differs with $cs"; return 1; }
+	done
+	# the last run of the sorted report evicted frames
+	has_re "$W/sorted.err" "frames [0-9]+ \([0-9]+ hits, [0-9]+ misses, [1-9][0-9]* evicted\)"
+}
+
 # folded and svg spill sorted runs to disk past the budget: the same output
 # with 1 MiB as with room for everything, in bounded memory
 t_folded_bounded() {
