@@ -158,7 +158,7 @@ static int load(struct dctx *d, struct capture *C, char *name, uint32_t k,
 	C->open = true;
 	sym_add_session(&C->S);
 	d->C = C;
-	if (session_each(&C->S, &d->o->F, capture_one, d))
+	if (session_each(&C->S, &d->o->F, capture_one, &sym_lookahead, d))
 		return -1;
 	if (!C->S.nfiles) {
 		errx_("%s: no stall file in it", name);

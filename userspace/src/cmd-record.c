@@ -195,7 +195,7 @@ int cmd_record(struct opts *o)
 			return EXIT_FATAL;
 		}
 	/* every process named by a record with a user stack */
-	if (session_each(&S, &o->F, rec_one, &c)) {
+	if (session_each(&S, &o->F, rec_one, NULL, &c)) {
 		rc = EXIT_FATAL;
 		goto done;
 	}

@@ -77,7 +77,7 @@ int report_folded(struct opts *o, struct session *S, struct out *out)
 	int rc;
 
 	fagg_init(&A, o->sym.budget ? o->sym.budget : (size_t)SYM_BUDGET_DEFAULT_MB << 20);
-	rc = session_each(S, &o->F, fold_one, &c);
+	rc = session_each(S, &o->F, fold_one, &sym_lookahead, &c);
 	if (!rc)
 		rc = fagg_finish(&A);
 	if (!rc && o->fmt == F_FOLDED) {

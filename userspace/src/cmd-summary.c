@@ -54,7 +54,7 @@ int cmd_summary(struct opts *o)
 		goto done;
 	}
 	M.S = &S;
-	if (session_each(&S, &o->F, sum_one, &c)) {
+	if (session_each(&S, &o->F, sum_one, &sym_lookahead, &c)) {
 		rc = EXIT_FATAL;
 		goto done;
 	}

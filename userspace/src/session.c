@@ -292,14 +292,33 @@ void session_warn_loss(const struct session *S)
 
 /* ---------------------------------------------------------------- walks */
 
+/* la's work on the records ahead of record i of f, at raw */
+static void look_ahead(const struct lookahead *la, const struct stall_file *f, uint64_t i,
+		       const unsigned char *raw)
+{
+	struct stall a = { .f = f };
+
+	if (i + 4 < f->hdr.record_count) {
+		a.raw = raw + 4 * (size_t)f->hdr.record_size;
+		la->fn(&a, 1);
+	}
+	if (i + 2 < f->hdr.record_count) {
+		a.raw = raw + 2 * (size_t)f->hdr.record_size;
+		la->fn(&a, 2);
+	}
+}
+
 /*
  * Every record in file order.  Ahead of the one fn() gets, records are
  * fetched into the CPU caches: all they use when fn() symbolizes them
  * (their maps and stack snapshot are read), else what decoding reads (the
- * fields and the maps).
+ * fields and the maps); and la works on them.
  */
-static int walk(struct session *S, const struct filter *F, stall_fn fn, void *ctx, bool whole)
+static int walk(struct session *S, const struct filter *F, stall_fn fn,
+		const struct lookahead *la, void *ctx, bool whole)
 {
+	static const bool never;
+	const bool *ahead = la ? la->on : &never;
 	size_t i;
 
 	for (i = 0; i < S->nfiles; i++) {
@@ -314,6 +333,8 @@ static int walk(struct session *S, const struct filter *F, stall_fn fn, void *ct
 		it.prefetch = whole ? 2 : 1;
 		while ((rc = stall_iter_next(&it, &st.raw, &v, &d)) > 0) {
 			input_touched(stall_record_size(f));
+			if (*ahead)
+				look_ahead(la, f, it.next - 1, st.raw);
 			if (!filter_pass(F, &v))
 				continue;
 			st.start_ns = v.start_ns;
@@ -327,9 +348,10 @@ static int walk(struct session *S, const struct filter *F, stall_fn fn, void *ct
 	return 0;
 }
 
-int session_each(struct session *S, const struct filter *F, stall_fn fn, void *ctx)
+int session_each(struct session *S, const struct filter *F, stall_fn fn,
+		 const struct lookahead *la, void *ctx)
 {
-	return walk(S, F, fn, ctx, true);
+	return walk(S, F, fn, la, ctx, true);
 }
 
 /*
@@ -400,7 +422,7 @@ static int collect_one(void *ctx, const struct stall *s, const struct srec *v)
 int session_sorted(struct session *S, const struct filter *F, struct stall **st, size_t *n)
 {
 	struct collect c = { 0 };
-	int rc = walk(S, F, collect_one, &c, false);
+	int rc = walk(S, F, collect_one, NULL, &c, false);
 
 	if (rc) {
 		free(c.st);

@@ -61,9 +61,22 @@ void session_warn_loss(const struct session *S);
 /* Called per record; a non-zero return stops the walk and is returned. */
 typedef int (*stall_fn)(void *ctx, const struct stall *s, const struct srec *v);
 
-/* Every record that passes F, in file order; 0, the callback's value, or
- * -1 after a message naming the input and byte offset. */
-int session_each(struct session *S, const struct filter *F, stall_fn fn, void *ctx);
+/*
+ * Work on the records ahead of the one a walk is at, in file order
+ * (sym_prefetch()): while *on, fn(s, 1) for the record four ahead, then
+ * fn(s, 2) for the one two ahead, before the walk's callback gets its
+ * record.  Those records are not checked yet, only within the input.
+ */
+struct lookahead {
+	void (*fn)(const struct stall *s, int step);
+	const bool *on;
+};
+
+/* Every record that passes F, in file order, with la (or NULL); 0, the
+ * callback's value, or -1 after a message naming the input and byte
+ * offset. */
+int session_each(struct session *S, const struct filter *F, stall_fn fn,
+		 const struct lookahead *la, void *ctx);
 /* Every record that passes F, sorted by start time (ties: input, CPU, seq). */
 int session_sorted(struct session *S, const struct filter *F, struct stall **st, size_t *n);
 

@@ -17,6 +17,7 @@
 
 unsigned long sym_unresolved;
 bool sym_prefetching;
+const struct lookahead sym_lookahead = { sym_prefetch, &sym_prefetching };
 
 /*
  * Frame kinds: kernel, user PC, user return address; a user frame's kind

@@ -91,6 +91,8 @@ void sym_prefetch(const struct stall *s, int step);
 /* Whether sym_prefetch() has anything to do: the last stall's user stack
  * was not cached (so neither are those around it, likely). */
 extern bool sym_prefetching;
+/* sym_prefetch() for session_each() */
+extern const struct lookahead sym_lookahead;
 
 /*
  * The text an output format made of a stack of the last sym_stall(), kept
