@@ -119,7 +119,8 @@ static void sb_wall(struct sbuf *b, const struct sstall *ss)
 static void block(struct sbuf *b, const struct sstack *st)
 {
 	static char head[100][8];	/* "    #N  ", N left-aligned in 2 columns */
-	unsigned int i;
+	unsigned int i, n;
+	char *p;
 
 	if (!head[0][0])
 		for (i = 0; i < 100; i++) {
@@ -129,24 +130,31 @@ static void block(struct sbuf *b, const struct sstack *st)
 			head[i][7] = ' ';
 		}
 	/* "    #N  ", then the frame's own "0x%016llx LABEL\n" (its
-	 * lines were fetched ahead when the stack was made: sym_stall()) */
-	for (i = 0; st && i < st->depth; i++) {
+	 * lines were fetched ahead when the stack was made: sym_stall()),
+	 * copied 32 bytes at a time (struct sframe's slack): room for all
+	 * the lines is made once */
+	if (!st)
+		return;
+	n = st->depth < 100 ? st->depth : 100;
+	sb_need(b, st->line_bytes + 8 * (size_t)n + SFRAME_LINE_SLACK);
+	p = b->p + b->len;
+	for (i = 0; i < n; i++) {
 		const struct sframe *f = st->frames[i];
-		char *p;
+		size_t k;
 
-		if (i >= 100) {	/* not in a record's depths; kept general */
-			sb_put(b, "    #", 5);
-			sb_dec(b, i, 0);
-			sb_putc(b, ' ');
-			sb_put(b, f->line, f->line_len);
-			continue;
-		}
-		sb_need(b, 8 + f->line_len);
-		p = b->p + b->len;
 		memcpy(p, head[i], 8);
-		memcpy(p + 8, f->line, f->line_len);
-		b->len += 8 + f->line_len;
-		b->p[b->len] = 0;
+		p += 8;
+		for (k = 0; k < f->line_len; k += SFRAME_LINE_SLACK)
+			memcpy(p + k, f->line + k, SFRAME_LINE_SLACK);
+		p += f->line_len;
+	}
+	b->len = (size_t)(p - b->p);
+	b->p[b->len] = 0;
+	for (; i < st->depth; i++) {	/* not in a record's depths; kept general */
+		sb_put(b, "    #", 5);
+		sb_dec(b, i, 0);
+		sb_putc(b, ' ');
+		sb_put(b, st->frames[i]->line, st->frames[i]->line_len);
 	}
 }
 

@@ -55,6 +55,8 @@ struct fent {
 	uint64_t addr;
 	struct sframe sf;
 };
+/* the line, then at least the entry: SFRAME_LINE_SLACK bytes readable */
+_Static_assert(sizeof(struct fent) >= SFRAME_LINE_SLACK, "struct fent");
 
 /*
  * The user frames of a record, looked up a few stalls ahead of its
@@ -670,6 +672,7 @@ static void stack_frames(const struct stall *s, const void *space, const struct 
 	struct fent *cbuf[FRAMES_AHEAD];
 	unsigned int j, i, n, unresolved = 0;
 	unsigned long hits = 0;
+	size_t line_bytes = 0;
 
 	for (j = 0; j < k->depth; j += n) {
 		const uint64_t *h = hbuf;
@@ -702,10 +705,12 @@ static void stack_frames(const struct stall *s, const void *space, const struct 
 			__builtin_prefetch(f->sf.line);
 			frames[j + i] = &f->sf;
 			unresolved += f->c.unresolved;
+			line_bytes += f->sf.line_len;
 		}
 	}
 	C.hits[0] += hits;
 	st->unresolved += unresolved;
+	st->line_bytes = line_bytes;
 }
 
 /* The bytes of a stack's entry of depth frames. */

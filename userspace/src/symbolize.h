@@ -37,12 +37,15 @@ void sym_add_session(const struct session *S);
 void sym_cleanup(void);
 
 /* A symbolized frame, shared by every stall that has it. */
+#define SFRAME_LINE_SLACK 32
 struct sframe {
 	/* first, what report reads of each frame: the cache line it shares
 	 * with the cache's key, the line's text just before */
 	const char *line;	/* report: "0xADDR LABEL\n", a frame's line after its
 				 * "    #N  " (and the caller's after "  caller "), LABEL
-				 * "sym+0xoff (path)", "[unknown: why] ..." */
+				 * "sym+0xoff (path)", "[unknown: why] ..."; readable
+				 * SFRAME_LINE_SLACK bytes past line_len (a copy may
+				 * move whole blocks) */
 	uint32_t line_len, fold_len, key_len;
 	bool user;
 	bool cfi;		/* 1.2: found by CFI in the stack snapshot only */
@@ -57,6 +60,7 @@ struct sstack {
 				 * 0: not cached (seen once so far), no key */
 	unsigned int depth;
 	unsigned int unresolved;	/* frames */
+	size_t line_bytes;		/* its frames' line_len, summed */
 	const struct sframe **frames;	/* innermost first */
 	const uint64_t *addrs;		/* as recorded */
 	/* 1.2 user stacks: why the chain ends where it does, if it ends
