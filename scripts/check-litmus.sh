@@ -3,8 +3,10 @@
 #
 # The ring's memory ordering in the Linux-kernel memory model: the litmus
 # tests of kunit/litmus/ (one slot of the ring: publish, overwrite,
-# accounting), as they stand and with each mutation of scripts/mutate.sh,
-# run with herd7 and the model in the kernel tree (tools/memory-model).
+# accounting; one table of user mappings: table), as they stand and with
+# each mutation of scripts/mutate.sh, run with herd7 and the model in the
+# kernel tree (tools/memory-model).  A mutation of the ring edits the
+# ring's tests, one of the tables (user-*) the table's.
 # Prints, for each mutation, the tests whose forbidden outcome becomes
 # reachable.  Needs herd7 (herdtools7, not packaged by Debian 12; HERD7=
 # names the binary, HERDLIB= its libdir with stdlib.cat); not part of
@@ -21,18 +23,25 @@ trap 'rm -rf "$work"' EXIT
 
 for m in none no-reserve-wmb no-commit-seq-release no-commit-head-release \
 	 no-snapshot-head-acquire no-snapshot-seq-acquire no-snapshot-rmb \
-	 swap-commit-stores no-odd-mark commit-before-fill; do
+	 swap-commit-stores no-odd-mark commit-before-fill \
+	 user-no-table-place-wmb user-no-snapshot-table-rmb; do
 	reached=
 	for t in "$top"/kunit/litmus/*.litmus; do
 		name=$(basename "$t" .litmus)
-		python3 - "$t" "$m" > "$work/$name.litmus" <<'PY' || exit 1
+		python3 - "$t" "$m" "$name" > "$work/$name.litmus" <<'PY' || exit 1
 import re, sys
 s = open(sys.argv[1]).read()
 m = sys.argv[2]
 p0, sep, p1 = s.partition("\nP1(")
 def sub(text, old, new, count=1):
     return re.sub(old, new, text, count=count, flags=re.M)
-if m == "no-reserve-wmb":
+if (sys.argv[3] == "stall-table") != m.startswith("user-"):
+    pass	# a mutation of the other structure: the test as it stands
+elif m == "user-no-table-place-wmb":
+    p0 = sub(p0, r"^\tsmp_wmb\(\);\n", "")
+elif m == "user-no-snapshot-table-rmb":
+    p1 = sub(p1, r"^\tsmp_rmb\(\);\n", "")
+elif m == "no-reserve-wmb":
     p0 = sub(p0, r"^\tsmp_wmb\(\);\n", "")
 elif m == "no-commit-seq-release":
     p0 = sub(p0, r"smp_store_release\(s, (\d)\)", r"WRITE_ONCE(*s, \1)")

@@ -32,7 +32,8 @@ all="no-reserve-wmb no-commit-seq-release no-commit-head-release
      user-no-words user-nolock-no-reason user-table-ignores-seq
      user-table-ignores-process user-table-never-kept user-walk-no-cut
      user-place-keeps-past-head user-place-ignores-count
-     user-snapshot-ignores-gone user-name-alone-as-path"
+     user-snapshot-ignores-gone user-name-alone-as-path
+     user-no-table-place-wmb user-no-snapshot-table-rmb"
 
 mutate() { # name: edit $KBASE/$file
 	python3 - "$KBASE/$file" "$1" <<'PY'
@@ -103,6 +104,8 @@ edits = {
 """, """		strscpy_pad(map->name, READ_ONCE(dentry->d_name.name), sizeof(map->name));
 		map->flags |= I915_STALL_MAP_PATH;
 """)],
+ "user-no-table-place-wmb": [("\tsmp_wmb(); /* LMM(stall_table_place:A) */\n", "")],
+ "user-no-snapshot-table-rmb": [("\tsmp_rmb(); /* LMM(stall_snapshot_table:A) */\n", "")],
  "user-snapshot-ignores-gone": [("""	if (READ_ONCE(ring->tables_gone) >= ref->id) {""",
                                  """	if (0) {""")],
 }[m]
