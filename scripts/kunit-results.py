@@ -7,12 +7,12 @@ kernel log is searched for reports of the debug options the suites run
 under (KASAN or KCSAN, lockdep, sleeping in atomic, preemption bugs,
 WARN, BUG); any report fails the "no-kernel-reports" case, but for
 KCSAN reports of races within the base kernel, which are printed to stderr
-as ignored: those listed in KNOWN_RACES, and those whose report (both
-stacks, the task, the workqueue) names no code of i915, DRM, dma-fence,
-KUnit or the series.  Such races (a workqueue's statistics counter bumped
-from two CPUs' ticks while the kernel boots) come and go with the timing
-of a boot under TCG and are not the series' to fix.  Exit status 1 if
-anything failed or nothing ran.
+as ignored: those whose report (both stacks, the task, the workqueue)
+names no code of i915, DRM, dma-fence, KUnit or the series.  Such races
+(a workqueue's statistics counter bumped from two CPUs' ticks while the
+kernel boots) come and go with the timing of a boot under TCG and are
+not the series' to fix.  Exit status 1 if anything failed or nothing
+ran.
 """
 import json
 import re
@@ -24,20 +24,14 @@ REPORTS = re.compile(
     r"inconsistent lock state|suspicious RCU usage|BUG: |Kernel panic|"
     r"UBSAN:|general protection fault")
 
-# KCSAN "data-race in A [/ B]" reports of Debian's 6.12 that are not the
-# series' and are fixed upstream.  A report is ignored only if every
-# function it names is here and its stacks name no code of the series.
-KNOWN_RACES = {
-    # The NMI-safe fast timekeeper is a seqcount_latch_t; 6.12 reads it with
-    # raw_read_seqcount_latch(), which KCSAN does not treat as a latch read
-    # section, so the plain reads of tkf->base race with
-    # update_fast_timekeeper().  Upstream moved these readers to the
-    # instrumented read_seqcount_latch() in v6.13 ("seqlock, treewide:
-    # Switch to non-raw seqcount_latch interface").  Seen in 1 of ~12 boots.
-    "ktime_get_mono_fast_ns": "timekeeping latch reader, fixed in v6.13",
-    "ktime_get_raw_fast_ns": "timekeeping latch reader, fixed in v6.13",
-    "update_fast_timekeeper": "timekeeping latch writer, fixed in v6.13",
-}
+# A KCSAN report that names none of OURS is a race within the base kernel.
+# Seen so far: wq_worker_tick() against itself (two CPUs' ticks adding to
+# an unbound workqueue's CPU-time counter, at boot), and the NMI-safe fast
+# timekeeper, a seqcount_latch_t that 6.12 reads with
+# raw_read_seqcount_latch(), which KCSAN does not treat as a latch read
+# section (ktime_get_mono_fast_ns(), ktime_get_raw_fast_ns() against
+# update_fast_timekeeper(); upstream moved the readers to
+# read_seqcount_latch() in v6.13), about 1 boot in 12.
 KCSAN_HEAD = re.compile(r"BUG: KCSAN: data-race in (.*)$")
 # Code a race of the series could show in: the driver, DRM, fences, the
 # KUnit tasks and the series' own functions.
@@ -46,8 +40,8 @@ OURS = re.compile(r"i915|drm|dma_fence|dma_resv|syncobj|kunit|stall_")
 
 def known_race(log, i):
     """True if the KCSAN report whose header is log[i] is a race of the base
-    kernel: in KNOWN_RACES, or naming none of OURS up to the report's end
-    (a report cut off before its end is never ignored)."""
+    kernel: naming none of OURS up to the report's end (a report cut off
+    before its end is never ignored)."""
     m = KCSAN_HEAD.search(log[i])
     if not m:
         return False
