@@ -37,10 +37,10 @@ PREFETCH_INLINE void prefetch_ahead(const struct stall *st, size_t n, size_t i)
 	if (i + 4 < n)
 		stall_prefetch_rest(st[i + 4].f, st[i + 4].raw, true);
 	if (sym_prefetching) {
-		if (i + 4 < n)
-			sym_prefetch(&st[i + 4], 1);
-		if (i + 2 < n)
-			sym_prefetch(&st[i + 2], 2);
+		if (i + SYM_AHEAD_HASH < n)
+			sym_prefetch(&st[i + SYM_AHEAD_HASH], 1);
+		if (i + SYM_AHEAD_FIND < n)
+			sym_prefetch(&st[i + SYM_AHEAD_FIND], 2);
 	}
 }
 

@@ -298,12 +298,12 @@ static void look_ahead(const struct lookahead *la, const struct stall_file *f, u
 {
 	struct stall a = { .f = f };
 
-	if (i + 4 < f->hdr.record_count) {
-		a.raw = raw + 4 * (size_t)f->hdr.record_size;
+	if (i + la->far < f->hdr.record_count) {
+		a.raw = raw + la->far * (size_t)f->hdr.record_size;
 		la->fn(&a, 1);
 	}
-	if (i + 2 < f->hdr.record_count) {
-		a.raw = raw + 2 * (size_t)f->hdr.record_size;
+	if (i + la->near < f->hdr.record_count) {
+		a.raw = raw + la->near * (size_t)f->hdr.record_size;
 		la->fn(&a, 2);
 	}
 }

@@ -63,13 +63,14 @@ typedef int (*stall_fn)(void *ctx, const struct stall *s, const struct srec *v);
 
 /*
  * Work on the records ahead of the one a walk is at, in file order
- * (sym_prefetch()): while *on, fn(s, 1) for the record four ahead, then
- * fn(s, 2) for the one two ahead, before the walk's callback gets its
+ * (sym_prefetch()): while *on, fn(s, 1) for the record far ahead, then
+ * fn(s, 2) for the one near ahead, before the walk's callback gets its
  * record.  Those records are not checked yet, only within the input.
  */
 struct lookahead {
 	void (*fn)(const struct stall *s, int step);
 	const bool *on;
+	unsigned int far, near;
 };
 
 /* Every record that passes F, in file order, with la (or NULL); 0, the

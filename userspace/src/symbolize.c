@@ -17,7 +17,9 @@
 
 unsigned long sym_unresolved;
 bool sym_prefetching;
-const struct lookahead sym_lookahead = { sym_prefetch, &sym_prefetching };
+const struct lookahead sym_lookahead = {
+	sym_prefetch, &sym_prefetching, SYM_AHEAD_HASH, SYM_AHEAD_FIND
+};
 
 /*
  * Frame kinds: kernel, user PC, user return address; a user frame's kind
@@ -77,6 +79,8 @@ struct ahead {
 	uint64_t h[I915_STALL_USTACK_MAX];
 	struct fent *cand[I915_STALL_USTACK_MAX];
 };
+/* an entry made SYM_AHEAD_HASH stalls ahead is still there at its stall */
+_Static_assert(AHEAD > SYM_AHEAD_HASH, "AHEAD");
 
 struct sent {
 	struct centry c;

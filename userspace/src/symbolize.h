@@ -92,6 +92,9 @@ void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out);
  * so it must be in memory (not checked yet is fine).
  */
 void sym_prefetch(const struct stall *s, int step);
+/* How far ahead of the stall being symbolized a walk calls step 1 and step 2 */
+#define SYM_AHEAD_HASH	4
+#define SYM_AHEAD_FIND	2
 /* Whether sym_prefetch() has anything to do: the last stall's user stack
  * was not cached (so neither are those around it, likely). */
 extern bool sym_prefetching;
