@@ -4,10 +4,17 @@
 # Every prefix of the series builds on its own: for each patch, the objects
 # it touches are built with W=1 C=1 (sparse) and CONFIG_DRM_I915_WERROR
 # (which also runs kernel-doc -Werror and i915's header test on touched
-# headers), with the feature on and off; i915 as a module is built at the
-# last patch.  A warning in a touched file that the same object did not
-# have at base fails the check.  Objects are built one by one in a
-# worktree of $KBASE, so this takes minutes, not hours.
+# headers), with the feature on and off.  A warning in a touched file that
+# the same object did not have at base fails the check.  Objects are built
+# one by one in a worktree of $KBASE, so this takes minutes, not hours.
+#
+# And as a distribution builds it: at every prefix where the option
+# exists, the whole kernel with i915 a module and the log on (the KUnit
+# kernel's configuration with CONFIG_DRM_I915=m, so that ccache has the
+# rest), vmlinux and modules, through modpost: a symbol i915.ko uses that
+# the kernel does not export fails it there, as it fails a distribution's
+# build.  The last prefix's kernel and modules are what the end-to-end
+# test loads i915.ko from ($BUILD/check-modules).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,9 +54,67 @@ config() { # dir on|off|mod
 		 -e DRM_I915_STALL_LOG_MOCK ;;
 	off) $sc -d DRM_I915_STALL_LOG -d DRM_I915_STALL_LOG_KUNIT_TEST \
 		 -e DRM_I915_STALL_LOG_MOCK ;;
-	mod) $sc -m DRM_I915 -e DRM_I915_STALL_LOG -e DRM_I915_STALL_LOG_KUNIT_TEST ;;
 	esac
 	make -s -C "$src" O="$dir" CC="$cc" olddefconfig
+}
+
+# The modular kernel: the KUnit kernel's configuration (the same flags, so
+# that ccache has every object but i915's), i915 a module with the log and
+# the mock GPU in it, no KUnit tests.
+config_mod() { # dir
+	local dir=$1 sc="$src/scripts/config --file $1/.config"
+	mkdir -p "$dir"
+	if [ ! -f "$dir/.config" ]; then
+		if [ -f "$BUILD/kunit/.config" ]; then
+			cp "$BUILD/kunit/.config" "$dir/.config"
+		else
+			(cd "$src" && python3 tools/testing/kunit/kunit.py config --arch=x86_64 \
+				--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig \
+				--kunitconfig="$top/kunit/project.kunitconfig" --build_dir="$dir") \
+				> "$logdir/mod-config.log" 2>&1 || return 1
+		fi
+	fi
+	$sc -e MODULES -e MODULE_UNLOAD -m DRM_I915 -e DRM_I915_SELFTEST \
+	    -e DRM_I915_STALL_LOG -d DRM_I915_STALL_LOG_KUNIT_TEST -e DRM_I915_STALL_LOG_MOCK
+	make -s -C "$src" O="$dir" CC="$cc" olddefconfig
+}
+
+# At each prefix where the option exists: vmlinux and modules, modpost.
+build_modular() {
+	local dir=$BUILD/check-mod i=0 c name log
+	git -C "$src" checkout -q --detach "$(echo "$commits" | tail -1)"
+	config_mod "$dir" || { echo "not ok check-build.config-mod" >> "$res"; return 1; }
+	for c in $commits; do
+		i=$((i + 1))
+		name=$(printf '%04d' $i)-mod
+		git -C "$src" checkout -q --detach "$c"
+		grep -q '^config DRM_I915_STALL_LOG$' "$src/drivers/gpu/drm/i915/Kconfig" || continue
+		config_mod "$dir" >/dev/null
+		if ! grep -q '^CONFIG_DRM_I915=m' "$dir/.config" ||
+		   ! grep -q '^CONFIG_DRM_I915_STALL_LOG=y' "$dir/.config"; then
+			echo "not ok check-build.$name" >> "$res"
+			echo "check-build: $name: i915 is not a module with the log on" >&2
+			continue
+		fi
+		log=$logdir/$name.log
+		if make -C "$src" O="$dir" CC="$cc" -j"$JOBS" > "$log" 2>&1 &&
+		   [ -f "$dir/drivers/gpu/drm/i915/i915.ko" ] &&
+		   ! grep -q 'ERROR: modpost' "$log"; then
+			echo "ok check-build.$name" >> "$res"
+			echo "check-build: $name: vmlinux and i915.ko through modpost"
+		else
+			echo "not ok check-build.$name" >> "$res"
+			echo "check-build: $name ($(git -C "$src" log -1 --format=%s "$c")) as a module:" >&2
+			grep -E 'ERROR|error:|undefined' "$log" | head -20 >&2
+			fail=1
+		fi
+	done
+	# What the end-to-end test loads: the last prefix's kernel and modules.
+	rm -rf "$BUILD/check-modules"
+	make -s -C "$src" O="$dir" INSTALL_MOD_PATH="$BUILD/check-modules" \
+		INSTALL_MOD_STRIP=1 modules_install > "$logdir/modules_install.log" 2>&1 &&
+		cp "$dir/arch/x86/boot/bzImage" "$BUILD/check-modules/bzImage" &&
+		cp "$dir/drivers/gpu/drm/i915/i915.ko" "$BUILD/check-modules/i915.ko.debug"
 }
 
 # Build targets for a list of touched files.
@@ -108,7 +173,7 @@ warnings() { # log files...
 }
 
 fail=0
-for mode in on off mod; do
+for mode in on off; do
 	dir=$BUILD/check-$mode
 	git -C "$src" checkout -q --detach base
 	config "$dir" "$mode" || { echo "not ok check-build.config-$mode" >> "$res"; fail=1; continue; }
@@ -123,15 +188,14 @@ for mode in on off mod; do
 	for c in $commits; do
 		i=$((i + 1))
 		name=$(printf '%04d' $i)-$mode
-		[ $mode = mod ] && [ "$c" != "$(echo "$commits" | tail -1)" ] && continue
 		git -C "$src" checkout -q --detach "$c"
 		config "$dir" "$mode" >/dev/null
 		files=$(git -C "$src" diff --name-only "$c^" "$c")
 		t=$(targets "$dir" $files)
 		# the core file is built at every step once it exists
-		if grep -q '^CONFIG_DRM_I915_STALL_LOG=y' "$dir/.config" ||
-		   grep -q '^CONFIG_DRM_I915_STALL_LOG=m' "$dir/.config"; then
-			t=$(printf '%s\n%s\n' "$t" drivers/gpu/drm/i915/i915_stall.o | sort -u | sed '/^$/d')
+		if grep -q '^CONFIG_DRM_I915_STALL_LOG=y' "$dir/.config"; then
+			t=$(printf '%s\n' $t $(cd "$src" && ls drivers/gpu/drm/i915/i915_stall*.c 2>/dev/null |
+				sed 's/\.c$/.o/') | sort -u | sed '/^$/d')
 		fi
 		if ! build "$dir" "$logdir/$name.log" $t; then
 			echo "not ok check-build.$name" >> "$res"
@@ -140,7 +204,8 @@ for mode in on off mod; do
 			fail=1
 			continue
 		fi
-		new=$(comm -13 "$logdir/base-$mode.warn" <(warnings "$logdir/$name.log" $files drivers/gpu/drm/i915/i915_stall.c))
+		new=$(comm -13 "$logdir/base-$mode.warn" <(warnings "$logdir/$name.log" $files \
+			$(cd "$src" && ls drivers/gpu/drm/i915/i915_stall*.[ch] 2>/dev/null)))
 		if [ -n "$new" ]; then
 			echo "not ok check-build.$name" >> "$res"
 			echo "check-build: $name: new warnings:" >&2
@@ -152,6 +217,8 @@ for mode in on off mod; do
 		fi
 	done
 done
+
+build_modular || fail=1
 
 # The documentation patch: every kernel-doc directive it adds resolves.
 git -C "$src" checkout -q --detach "$(echo "$commits" | tail -1)"
