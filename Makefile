@@ -4,7 +4,8 @@
 # output live outside the git tree, in $(CACHE).
 #
 #   make demo           boot the guest, stall a client, print what we saw
-#   make test           every check and suite; ends in "N passed, N failed"
+#   make test           every check and suite; ends in "N passed, N failed",
+#                       after a line per reason for the checks skipped
 #
 #   make setup          install the Debian packages the project needs
 #   make base           extract linux-source-6.12 into $(KBASE), tag "base"

@@ -11,7 +11,8 @@
 #                   $BUILD/kunit-kcsan; results as kunit-kcsan.*, where any
 #                   KCSAN report fails kunit-kcsan.no-kernel-reports
 #
-# I915_STALL_KVM=1 boots with -accel kvm instead of TCG.
+# I915_STALL_KVM=1 boots with -accel kvm instead of TCG, where /dev/kvm
+# opens (scripts/probe.sh); where it does not, TCG, saying so.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,7 +39,15 @@ command -v ccache >/dev/null && cc="ccache gcc"
 # translation of code the kernel just patched (a static key flipped with
 # text_poke_bp()), an "Oops: int3" seen here in sched_clock_cpu() at boot.
 qemu_args="-smp 4 -accel tcg,thread=single"
-[ "${I915_STALL_KVM:-0}" = 1 ] && qemu_args="-smp 4 -accel kvm"
+if [ "${I915_STALL_KVM:-0}" = 1 ]; then
+	# shellcheck source=scripts/probe.sh
+	. "$top/scripts/probe.sh"
+	if probe kvm; then
+		qemu_args="-smp 4 -accel kvm"
+	else
+		echo "$name: I915_STALL_KVM=1, but $probe_why: TCG instead" >&2
+	fi
+fi
 
 rm -f "$json"
 mkdir -p "$BUILD"	# kunit.py makes only the last level of --build_dir

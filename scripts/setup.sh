@@ -31,7 +31,9 @@ command -v ccache >/dev/null && ccache -M 8G >/dev/null
 # The flame graph browser tests (userspace/tests/browser): playwright-core
 # from package-lock.json, with the machine's Node.js 20 or later (Debian 12's
 # nodejs is 18, too old); it drives Debian's chromium, never downloads one.
-# npm ci reuses ~/.npm's cache when the registry cannot be reached.
+# npm ci reuses ~/.npm's cache when the registry cannot be reached; with
+# neither, the browser tests are skipped, saying why (tests/browser/run.sh
+# probes the registry again), and setup goes on.
 br=$top/userspace/tests/browser
 if [ ! -d "$br/node_modules/playwright-core" ]; then
 	command -v node > /dev/null && command -v npm > /dev/null ||
@@ -39,7 +41,15 @@ if [ ! -d "$br/node_modules/playwright-core" ]; then
 	nv=$(node -p 'process.versions.node.split(".")[0]')
 	[ "$nv" -ge 20 ] || { echo "setup: Node.js $nv: the browser tests need 20 or later" >&2; exit 1; }
 	echo "setup: npm ci in userspace/tests/browser (Node.js $(node --version))"
-	(cd "$br" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefer-offline --no-audit --no-fund) ||
-		{ echo "setup: npm ci failed in $br" >&2; exit 1; }
+	if ! (cd "$br" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefer-offline --no-audit --no-fund); then
+		# shellcheck source=scripts/probe.sh
+		. "$top/scripts/probe.sh"
+		if probe npm-registry; then
+			echo "setup: npm ci failed in $br" >&2
+			exit 1
+		fi
+		echo "setup: npm ci failed in $br: $probe_why, and ~/.npm has no" \
+			"copy of playwright-core: the browser tests will be skipped" >&2
+	fi
 fi
 echo "setup: linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12)"

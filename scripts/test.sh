@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: MIT
 #
 # make test: every check and suite, each one run even when an earlier one
-# failed.  Each writes result lines ("ok NAME" / "not ok NAME") into
-# $RESULTS; the last line printed sums them: "N passed, N failed".
+# failed.  Each writes result lines ("ok NAME" / "not ok NAME", and "skip
+# NAME: REASON" for a check that needs what this host lacks, see
+# scripts/probe.sh) into $RESULTS.  The last lines printed sum them: the
+# skipped checks, one line per reason, "N skipped: NAME, ... (REASON)" (or
+# "0 skipped"), then, last, "N passed, N failed".  A skip is neither.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,9 +21,13 @@ step() { # name command...
 	echo "=== $name"
 	"$@"
 	rc=$?
-	# a step that wrote no result line of its own still counts once
-	[ -s "$RESULTS/$name.results" ] ||
+	# a step that wrote no result line of its own still counts once; one
+	# that failed without naming a failed check counts as a failure too
+	if [ ! -s "$RESULTS/$name.results" ]; then
 		{ [ $rc = 0 ] && echo "ok $name" || echo "not ok $name"; } > "$RESULTS/$name.results"
+	elif [ $rc != 0 ] && ! grep -q '^not ok ' "$RESULTS/$name.results"; then
+		echo "not ok $name (exit $rc, no failed check named)" >> "$RESULTS/$name.results"
+	fi
 	echo "=== $name: exit $rc, $((SECONDS - t0)) s"
 }
 
@@ -34,10 +41,5 @@ step kunit-kcsan make -s kunit-kcsan
 step e2e make -s e2e
 step check-build make -s check-build
 
-passed=$(cat "$RESULTS"/*.results | grep -c '^ok ')
-failed=$(cat "$RESULTS"/*.results | grep -c '^not ok ')
-echo "failed cases:"
-grep -h '^not ok ' "$RESULTS"/*.results | sed 's/^/  /' || echo "  none"
 echo "total time: $SECONDS s"
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+bash scripts/summary.sh "$RESULTS"

@@ -5,10 +5,14 @@
 # stats_test under gcc, clang (names "clang:...") and ASan+UBSan
 # ("asan:..."), the embedding of the flame graph script, the bisect
 # helper on a fake debugfs and the flame graphs in headless Chromium.
-# One "ok NAME" / "not ok NAME" line per test in RESULTS (appended); the
+# One "ok NAME" / "not ok NAME" line per test in RESULTS (appended), or
+# "skip NAME: REASON" where this host lacks what it needs (../../scripts/
+# probe.sh: sanitized programs for asan:*, chromium for the browser's); the
 # last line on stdout is "N passed, N failed"; exit 1 if any failed.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/probe.sh
+. "$HERE/../../scripts/probe.sh"
 RES=$1
 B=$(cd "$2" && pwd)
 touch "$RES"
@@ -32,7 +36,11 @@ stats() {
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 stats "$B/stats_test-gcc" ""
 stats "$B/stats_test-clang" "clang:"
-stats "$B/stats_test-asan" "asan:"
+if probe sanitizers clang; then
+	stats "$B/stats_test-asan" "asan:"
+else
+	skip_checks 'asan:*' "$probe_why" 'asan:*' >> "$RES"
+fi
 
 if "$B/embed_test" js | cmp -s - "$HERE/../src/flamegraph.js" &&
    "$B/embed_test" css | cmp -s - "$HERE/../src/flamegraph.css"; then

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The reader's test suite.
 #   run.sh BIN RESULTS WORKDIR FIXTURES
-# Writes one "ok NAME" / "not ok NAME" line per test to RESULTS; exits 1 if
-# any test failed.  UPDATE_GOLDEN=1 rewrites tests/golden/ instead of
-# comparing (review the diff before committing it).
+# Writes one "ok NAME" / "not ok NAME" line per test to RESULTS, or "skip
+# NAME: REASON" for a test that needs what this host lacks (NEEDS below);
+# exits 1 if any test failed.  UPDATE_GOLDEN=1 rewrites tests/golden/
+# instead of comparing (review the diff before committing it).
 set -u
 BIN=$(realpath "$1")
 RES=$2
@@ -1426,9 +1427,31 @@ t_harness_detects_failure() {
 . "$HERE/format12.sh"
 rm -f "$W/compare-summary.txt"
 
+# What a test needs that a host may lack although it has all the project
+# requires (scripts/probe.sh): where the probe says it is missing, the test
+# is skipped, saying why, never run to fail or pass.
+# shellcheck source=scripts/probe.sh
+. "$HERE/../../scripts/probe.sh"
+declare -A NEEDS=(
+	[user_deleted_file]=map-files	# the file of a deleted mapping
+	[vdso]=proc-mem			# the vDSO image, read by dd
+	[debuginfod]=loopback		# a debuginfod server on 127.0.0.1
+)
+declare -A PROBED=()	# probe -> "" (present) or its reason
+nskip=0
 for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}' | grep -E -- "${ONLY:-.}"); do
-	t "${f#t_}" "$f"
+	need=${NEEDS[${f#t_}]:-}
+	if [ -n "$need" ] && [ -z "${PROBED[$need]+set}" ]; then
+		PROBED[$need]=
+		probe "$need" || PROBED[$need]=$probe_why
+	fi
+	if [ -n "$need" ] && [ -n "${PROBED[$need]}" ]; then
+		echo "skip ${f#t_}: ${PROBED[$need]}" | tee -a "$RES"
+		nskip=$((nskip + 1))
+	else
+		t "${f#t_}" "$f"
+	fi
 done
 
-echo "reader suite ($(basename "$BIN")): $npass ok, $nfail not ok"
+echo "reader suite ($(basename "$BIN")): $npass ok, $nfail not ok, $nskip skipped"
 [ "$nfail" = 0 ]
