@@ -40,6 +40,11 @@ else
 	echo "#   the suite wrote no f.svg or d.svg (svg_contract_flame, diff_svg_colours)"
 fi
 
+# 1c'. the formats other tools open, in speedscope in headless Chromium
+# (tests/export/): the suite's perf script, pprof and trace-event outputs of
+# one log; screenshots in $W/plain/export/speedscope-*.png
+bash "$U/tests/export/speedscope.sh" "$RES" "$W/plain/export"
+
 # 1c. the statistics (gcc, clang, ASan+UBSan), the embedded flame graph
 # script, the bisect helper and the reference SVGs in Chromium (issue 15)
 bash "$U/tests/bisect_check.sh" "$RES" "$B/bisect" | grep -v ' passed, '

@@ -1424,6 +1424,8 @@ t_harness_detects_failure() {
 . "$HERE/format11.sh"
 # shellcheck source=format12.sh
 . "$HERE/format12.sh"
+# shellcheck source=export.sh
+. "$HERE/export.sh"
 rm -f "$W/compare-summary.txt"
 
 for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}' | grep -E -- "${ONLY:-.}"); do
