@@ -40,14 +40,18 @@ else
 	echo "#   the suite wrote no f.svg or d.svg (svg_contract_flame, diff_svg_colours)"
 fi
 
-# 1c'. the formats other tools open, in speedscope in headless Chromium
+# 1c. the statistics (gcc, clang, ASan+UBSan), the embedded flame graph
+# script, the bisect helper and the reference SVGs in Chromium (issue 15)
+bash "$U/tests/bisect_check.sh" "$RES" "$B/bisect" | grep -v ' passed, '
+
+# 1d. the formats other tools open, in speedscope in headless Chromium
 # (tests/export/): the suite's perf script, pprof and trace-event outputs of
 # one log; screenshots in $W/plain/export/speedscope-*.png
 bash "$U/tests/export/speedscope.sh" "$RES" "$W/plain/export"
 
-# 1c. the statistics (gcc, clang, ASan+UBSan), the embedded flame graph
-# script, the bisect helper and the reference SVGs in Chromium (issue 15)
-bash "$U/tests/bisect_check.sh" "$RES" "$B/bisect" | grep -v ' passed, '
+# 1e. make install into a scratch DESTDIR; the installed reader, bisect
+# helper and man page used
+bash "$U/tests/install_test.sh" "$RES" "$W/install"
 
 # 2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 make -s -C "$U" asan > "$W/asan-build.log" 2>&1 || cat "$W/asan-build.log"
