@@ -496,3 +496,17 @@ t_trace_event_realtime_offset() {
 	# the first slice starts at the record's CLOCK_MONOTONIC 4 s
 	eq "$(jq_ "$EXW/g.trace.json" '[e["ts"] for e in d["traceEvents"] if e["ph"] == "X"][0]')" 4000000.0
 }
+
+# C++: pprof shortens the reader's demangled names by default; with
+# -symbolize=none it shows them as the reader wrote them (the man page)
+t_pprof_cpp_names() {
+	spawn "$FX/plain/fx-cpp"
+	printf 'header %s\nrec cpu=0 start=%s dur=1000 pid=%s tgid=%s u=%s,%s\n' \
+		"$BOOT" "$(mono_ns)" "$FXPID" "$FXPID" "$(fxaddr pc)" "$(fxaddr ret)" | mk "$EXW/cpp.bin"
+	run 0 -F pprof -o "$EXW/cpp.pb.gz" "$EXW/cpp.bin"
+	kill "$FXPID"
+	pp "$EXW/cpp.top" -top "$EXW/cpp.pb.gz"
+	has_re "$EXW/cpp.top" "  fx::detail::wait$"
+	pp "$EXW/cpp.none" -top -symbolize=none "$EXW/cpp.pb.gz"
+	has_re "$EXW/cpp.none" "  fx::detail::wait\(int\)$"
+}
