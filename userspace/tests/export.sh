@@ -448,9 +448,10 @@ PY
 t_trace_event_check_fails_when_broken() {
 	ov_dump
 	trace_of ov "$EXW/ov.bin" 0
-	local c=$EXW/ov.trace.json
-	mutate() { # mutate NAME PYTHON-on-T: the check must fail, saying WANT
-		python3 - "$c" "$EXW/bad-$1.json" "$2" <<'PY'
+	local c=$EXW/ov.trace.json n=0
+	mutate() { # mutate WHAT PYTHON-on-T WANT: the check must fail, saying WANT
+		local b=$EXW/bad-$((n += 1))
+		python3 - "$c" "$b.json" "$2" <<'PY'
 import json, sys
 from decimal import Decimal
 T = json.load(open(sys.argv[1]), parse_float=Decimal)
@@ -458,11 +459,12 @@ ev = T["traceEvents"]
 exec(sys.argv[3])
 json.dump(T, open(sys.argv[2], "w"), default=str)
 PY
-		if python3 "$EXP/trace_check.py" "$EXW/bad-$1.json" "$EXW/ov.json" "$EXW/ov.txt" > "$EXW/bad-$1.out"; then
+		if python3 "$EXP/trace_check.py" "$b.json" "$EXW/ov.json" "$EXW/ov.txt" > "$b.out"; then
 			echo "the check passed a trace with $1"
 			return 1
 		fi
-		grep -qF -- "$3" "$EXW/bad-$1.out" || { echo "$1: not found: $3"; cat "$EXW/bad-$1.out"; return 1; }
+		grep -qF -- "$3" "$b.out" || { echo "$1: not found: $3"; cat "$b.out"; return 1; }
+		echo "$1" > "$b.what"
 	}
 	mutate "a stall slice dropped" \
 		'ev.remove([e for e in ev if e.get("cat") == "i915.stall" and e["tid"] == 702][0])' \

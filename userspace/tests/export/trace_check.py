@@ -8,8 +8,8 @@ stack held to the log.
 REPORT.json and REPORT.txt are the reader's JSON and text reports of the same
 log (its records, sorted by start time, and their frames' lines).  Checked:
 
-  stall slices  ("cat":"i915.stall") one per stall, in the report's order:
-                on the waiter's process and thread (or on a track of that
+  stall slices  ("cat":"i915.stall") one per stall (by process, CPU and
+                sequence number): on the waiter's process and thread (or on a track of that
                 process named "COMM TID (overlapping waits)"), named after
                 the site, "ts"/"dur" the start and wait to the nanosecond,
                 every argument the record's, "kernel_stack"/"user_stack" the
@@ -139,11 +139,27 @@ def main():
     for e in other[:5]:
         err("an event that is no stall, work, name or flow: %s" % json.dumps(e, default=str)[:200])
 
-    # ---- stall slices, in the report's order
+    # ---- stall slices: each stall's by process, CPU and sequence number
+    # (a record's identity within its input; the same input twice gives
+    # the same slices twice)
     if len(stall_sl) != len(stalls):
         err("%d stall slices, %d stalls in the log" % (len(stall_sl), len(stalls)))
-    for i, (s, sl) in enumerate(zip(stalls, stall_sl)):
+    by_key = defaultdict(list)
+    for sl in stall_sl:
+        a = sl.get("args") or {}
+        by_key[(sl["pid"], a.get("cpu"), a.get("seq"))].append(sl)
+    pairs = []
+    for i, s in enumerate(stalls):
         who = "stall %d (cpu %d seq %d, %s[%d/%d])" % (i, s["cpu"], s["seq"], s["comm"], s["pid"], s["tid"])
+        cand = by_key.get((s["pid"], s["cpu"], s["seq"]))
+        if not cand:
+            err("%s: no slice" % who)
+            continue
+        pairs.append((i, s, cand.pop(0), who))
+    for left in by_key.values():
+        for sl in left:
+            err("slice %s at %s on %d/%d: no stall of the log" % (sl["name"], sl["ts"], sl["pid"], sl["tid"]))
+    for i, s, sl, who in pairs:
         if sl["pid"] != s["pid"] or sl["name"] != s["site"]:
             err("%s: slice %s on pid %s, want %s on pid %d" % (who, sl["name"], sl["pid"], s["site"], s["pid"]))
         if sl["tid"] != s["tid"]:
