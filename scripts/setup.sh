@@ -32,15 +32,18 @@ command -v ccache >/dev/null && ccache -M 8G >/dev/null
 # from package-lock.json, with the machine's Node.js 20 or later (Debian 12's
 # nodejs is 18, too old); it drives Debian's chromium, never downloads one.
 # npm ci reuses ~/.npm's cache when the registry cannot be reached; with
-# neither, the browser tests are skipped, saying why (tests/browser/run.sh
-# probes the registry again), and setup goes on.
-br=$top/userspace/tests/browser
-if [ ! -d "$br/node_modules/playwright-core" ]; then
+# neither, the browser tests are skipped, saying why (their run.sh probes
+# the registry again), and setup goes on.  The same for the speedscope
+# tests of -F perf-script, pprof and trace-event (userspace/tests/export:
+# speedscope and playwright-core).
+for br in "$top/userspace/tests/browser" "$top/userspace/tests/export"; do
+	[ -d "$br/node_modules/playwright-core" ] &&
+		{ [ "${br##*/}" != export ] || [ -d "$br/node_modules/speedscope" ]; } && continue
 	command -v node > /dev/null && command -v npm > /dev/null ||
 		{ echo "setup: Node.js 20 and npm needed for the browser tests" >&2; exit 1; }
 	nv=$(node -p 'process.versions.node.split(".")[0]')
 	[ "$nv" -ge 20 ] || { echo "setup: Node.js $nv: the browser tests need 20 or later" >&2; exit 1; }
-	echo "setup: npm ci in userspace/tests/browser (Node.js $(node --version))"
+	echo "setup: npm ci in ${br#"$top"/} (Node.js $(node --version))"
 	if ! (cd "$br" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefer-offline --no-audit --no-fund); then
 		# shellcheck source=scripts/probe.sh
 		. "$top/scripts/probe.sh"
@@ -49,7 +52,7 @@ if [ ! -d "$br/node_modules/playwright-core" ]; then
 			exit 1
 		fi
 		echo "setup: npm ci failed in $br: $probe_why, and ~/.npm has no" \
-			"copy of playwright-core: the browser tests will be skipped" >&2
+			"copy of its packages: its browser tests will be skipped" >&2
 	fi
-fi
+done
 echo "setup: linux-source-6.12 $(dpkg-query -W -f='${Version}' linux-source-6.12)"

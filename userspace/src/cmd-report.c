@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "options.h"
+#include "export.h"
 
 /* The exit status once the output is closed. */
 static int finish(struct out *out, int rc)
@@ -169,6 +169,10 @@ int cmd_report(struct opts *o)
 		session_warn_loss(&S);	/* text shows it in the output itself */
 	if (o->fmt == F_FOLDED || o->fmt == F_SVG) {
 		rc = report_folded(o, &S, &out);
+		goto done;
+	}
+	if (o->fmt == F_PPROF || o->fmt == F_PERF_SCRIPT || o->fmt == F_TRACE) {
+		rc = report_export(o, &S, &out);
 		goto done;
 	}
 	if (session_sorted(&S, &o->F, &st, &n)) {

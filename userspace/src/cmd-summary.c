@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "options.h"
+#include "export.h"
 
 struct sum_ctx {
 	struct summary *M;
@@ -51,6 +51,10 @@ int cmd_summary(struct opts *o)
 		session_warn_loss(&S);
 	if (o->fmt == F_FOLDED || o->fmt == F_SVG) {
 		rc = report_folded(o, &S, &out);
+		goto done;
+	}
+	if (o->fmt == F_PPROF) {	/* the same profile as report's */
+		rc = report_export(o, &S, &out);
 		goto done;
 	}
 	M.S = &S;

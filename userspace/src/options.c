@@ -40,7 +40,7 @@ const struct optdef opt_table[] = {
 	{ "cache-size", 0, "MIB", R | S | D, NULL,
 	  "memory budget of the symbol caches and of folded stacks (default 128)" },
 	{ "format", 'F', "FMT", R | S | D, "Output",
-	  "text (default), json, folded or svg" },
+	  "text (default), json, folded, svg, pprof, perf-script or trace-event" },
 	{ "json", 'j', NULL, R | S | D, NULL, "same as --format=json" },
 	{ "output", 'o', "FILE", ALL, NULL, "write to FILE instead of stdout (record: i915-stalls.data)" },
 	{ "weight", 0, "W", R | S | D, NULL, "folded/svg weight: time (microseconds, default) or count" },
@@ -269,6 +269,9 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			else if (!strcmp(a, "json")) o->fmt = F_JSON;
 			else if (!strcmp(a, "folded")) o->fmt = F_FOLDED;
 			else if (!strcmp(a, "svg")) o->fmt = F_SVG;
+			else if (!strcmp(a, "pprof")) o->fmt = F_PPROF;
+			else if (!strcmp(a, "perf-script")) o->fmt = F_PERF_SCRIPT;
+			else if (!strcmp(a, "trace-event")) o->fmt = F_TRACE;
 			else goto bad;
 			continue;
 		case 'j': o->fmt = F_JSON; continue;
@@ -392,6 +395,13 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			errx_("diff OLD... -- NEW...: at least one capture on each side");
 			goto usage;
 		}
+	}
+	/* the formats of other tools (export.h): stalls, not groups or a diff */
+	if ((o->fmt == F_PPROF && o->cmd != C_REPORT && o->cmd != C_SUMMARY) ||
+	    ((o->fmt == F_PERF_SCRIPT || o->fmt == F_TRACE) && o->cmd != C_REPORT)) {
+		errx_("-F %s is for report%s", o->fmt == F_PPROF ? "pprof" : o->fmt == F_TRACE ?
+		      "trace-event" : "perf-script", o->fmt == F_PPROF ? " and summary" : "");
+		goto usage;
 	}
 	if (o->stream && o->fmt != F_TEXT) {
 		errx_("--stream is for the text report");

@@ -16,7 +16,7 @@
 enum cmd { C_REPORT, C_SUMMARY, C_DIFF, C_RECORD, C_COUNT };
 extern const char *const cmd_names[C_COUNT];
 
-enum fmt { F_TEXT, F_JSON, F_FOLDED, F_SVG };
+enum fmt { F_TEXT, F_JSON, F_FOLDED, F_SVG, F_PPROF, F_PERF_SCRIPT, F_TRACE };
 enum weight { W_TIME, W_COUNT };
 
 struct opts {

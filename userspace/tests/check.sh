@@ -50,6 +50,15 @@ fi
 # script, the bisect helper and the reference SVGs in Chromium (issue 15)
 bash "$U/tests/bisect_check.sh" "$RES" "$B/bisect" | grep -v ' passed, '
 
+# 1d. the formats other tools open, in speedscope in headless Chromium
+# (tests/export/): the suite's perf script, pprof and trace-event outputs of
+# one log; screenshots in $W/plain/export/speedscope-*.png
+bash "$U/tests/export/speedscope.sh" "$RES" "$W/plain/export"
+
+# 1e. make install into a scratch DESTDIR; the installed reader, bisect
+# helper and man page used
+bash "$U/tests/install_test.sh" "$RES" "$W/install"
+
 # 2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer,
 # where this host runs sanitized programs at all
 if ! probe sanitizers "${CC:-cc}"; then

@@ -1425,6 +1425,8 @@ t_harness_detects_failure() {
 . "$HERE/format11.sh"
 # shellcheck source=format12.sh
 . "$HERE/format12.sh"
+# shellcheck source=export.sh
+. "$HERE/export.sh"
 rm -f "$W/compare-summary.txt"
 
 # What a test needs that a host may lack although it has all the project
