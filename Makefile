@@ -13,9 +13,12 @@
 #   make export         patches/ and the readable copies from the tree
 #   make check-sync     the readable copies equal what patches/ produces
 #   make check-patches  checkpatch --strict on every patch
-#   make check-build    every prefix of the series builds, W=1 C=1, on and off
+#   make check-build    every prefix of the series builds, W=1 C=1, on and off,
+#                       and i915.ko through modpost (CHECK_BUILD_MOD=all|last)
 #   make kunit          the KUnit suites in QEMU (TCG, 4 vCPUs), KASAN kernel
 #   make kunit-kcsan    the same suites on a KCSAN kernel
+#   make selftests      Intel's mock selftests on the KUnit kernel, with the
+#                       log on every mock device and without it
 #   make userspace      build the reader; make userspace-check tests it
 #   make bench          benchmarks into docs/performance.md
 #   make bench-reader   the reader on repeated and on distinct stacks, host only
@@ -30,7 +33,7 @@ JOBS     ?= $(shell nproc)
 export CACHE KBASE BUILD OUT RESULTS JOBS
 
 .PHONY: all demo test setup base tree export check-sync check-patches \
-	check-build kunit kunit-kcsan userspace userspace-check e2e bench bench-reader clean
+	check-build kunit kunit-kcsan selftests userspace userspace-check e2e bench bench-reader clean
 
 all: userspace
 
@@ -65,6 +68,10 @@ kunit:
 kunit-kcsan:
 	@mkdir -p $(RESULTS)
 	bash scripts/kunit.sh kcsan
+
+selftests:
+	@mkdir -p $(RESULTS)
+	bash scripts/selftests.sh
 
 userspace:
 	$(MAKE) -C userspace

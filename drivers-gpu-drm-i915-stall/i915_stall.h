@@ -16,7 +16,6 @@
 struct dentry;
 struct dma_fence;
 struct drm_i915_private;
-struct drm_syncobj_wait_info;
 struct i915_request;
 struct i915_stall_log;
 
@@ -61,6 +60,8 @@ struct i915_stall_wait {
  * @wait_flags: I915_WAIT_* flags the caller passed
  * @site: enum i915_stall_site
  * @skip: stack frames between the wait site and i915_stall_record()
+ * @tracepoint: recorded from a tracepoint's probe, which the tracepoint may
+ *	call through its iterator: a frame more, left out too
  */
 struct i915_stall_info {
 	const struct i915_stall_wait *wait;
@@ -71,11 +72,8 @@ struct i915_stall_info {
 	unsigned int wait_flags;
 	unsigned int site;
 	unsigned int skip;
+	bool tracepoint;
 };
-
-/* &drm_driver hooks, set with PTR_IF(IS_ENABLED(CONFIG_DRM_I915_STALL_LOG)) */
-void i915_stall_syncobj_wait_begin(struct drm_syncobj_wait_info *info);
-void i915_stall_syncobj_wait_end(struct drm_syncobj_wait_info *info);
 
 #if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG)
 
@@ -94,10 +92,10 @@ DECLARE_STATIC_KEY_FALSE(i915_stall_key);
 static __always_inline bool i915_stall_begin(struct i915_stall_wait *w)
 {
 	if (static_branch_unlikely(&i915_stall_key)) {
-		w->start_ns = ktime_get_ns();
-		w->flags = 0;
-		w->fence_count = 1;
-		w->sync_flags = 0;
+		*w = (struct i915_stall_wait){
+			.start_ns = ktime_get_ns(),
+			.fence_count = 1,
+		};
 		return true;
 	}
 	w->start_ns = 0;
@@ -175,7 +173,6 @@ void __i915_stall_fence_end(struct drm_i915_private *i915,
 			    const struct i915_stall_wait *w,
 			    unsigned int flags, long timeout, long ret,
 			    unsigned long caller);
-void __i915_stall_unattributed(const struct i915_stall_wait *w);
 void __i915_stall_dma_fence_begin(struct i915_stall_wait *w,
 				  const struct dma_fence *fence);
 void __i915_stall_dma_fence_end(struct drm_i915_private *i915,
@@ -203,7 +200,7 @@ i915_stall_request_end(struct drm_i915_private *i915,
 
 /**
  * i915_stall_active_end - record a stall in __i915_active_wait()
- * @i915: the device owning the awaited requests, or NULL if unknown
+ * @i915: the device owning the awaited requests, as the caller knows it
  * @w: the wait, from i915_stall_begin()
  * @ret: the wait's return value
  */
@@ -211,12 +208,8 @@ static __always_inline void
 i915_stall_active_end(struct drm_i915_private *i915,
 		      const struct i915_stall_wait *w, int ret)
 {
-	if (!i915_stall_active(w))
-		return;
-	if (i915)
+	if (i915_stall_active(w))
 		__i915_stall_active_end(i915, w, ret, _RET_IP_);
-	else
-		__i915_stall_unattributed(w);
 }
 
 /**
@@ -267,9 +260,12 @@ void i915_stall_record(struct i915_stall_log *log,
 		       const struct i915_stall_info *info);
 
 int i915_stall_init(struct drm_i915_private *i915);
+int i915_stall_init_mock(struct drm_i915_private *i915);
+void i915_stall_mock_report(struct drm_i915_private *i915);
 void i915_stall_fini(struct drm_i915_private *i915);
 void i915_stall_debugfs_register(struct drm_i915_private *i915,
 				 struct dentry *root);
+void i915_stall_debugfs_unregister(struct drm_i915_private *i915, struct dentry *root);
 
 #else
 
@@ -306,9 +302,13 @@ static inline void i915_stall_record(struct i915_stall_log *log,
 				     const struct i915_stall_info *info) { }
 
 static inline int i915_stall_init(struct drm_i915_private *i915) { return 0; }
+static inline int i915_stall_init_mock(struct drm_i915_private *i915) { return 0; }
+static inline void i915_stall_mock_report(struct drm_i915_private *i915) { }
 static inline void i915_stall_fini(struct drm_i915_private *i915) { }
 static inline void i915_stall_debugfs_register(struct drm_i915_private *i915,
 					       struct dentry *root) { }
+static inline void i915_stall_debugfs_unregister(struct drm_i915_private *i915,
+						 struct dentry *root) { }
 
 #endif
 

@@ -37,7 +37,7 @@
 #define I915_STALL_MAGIC		"I915STL\n"
 #define I915_STALL_MAGIC_LEN		8
 #define I915_STALL_VERSION_MAJOR	1
-#define I915_STALL_VERSION_MINOR	2
+#define I915_STALL_VERSION_MINOR	3
 
 #define I915_STALL_KSTACK_MAX		32
 #define I915_STALL_USTACK_MAX		32
@@ -102,11 +102,15 @@ enum i915_stall_outcome {
 #define I915_STALL_F_MAPS_NOLOCK	0x100 /* 1.2: mmap lock not taken, no map saved */
 #define I915_STALL_F_MAPS_FULL		0x200 /* 1.2: a mapping left out for lack of room */
 #define I915_STALL_F_MAPS_CUT		0x400 /* 1.2: mappings left out at a cost cap */
+#define I915_STALL_F_USTACK_NODUMP	0x800 /* 1.3: not dumpable: no stack bytes, no registers */
+#define I915_STALL_F_USTACK_NOLOCK	0x1000 /* 1.3: mmap lock taken: no stack bytes */
+#define I915_STALL_F_MAPS_CHANGED	0x2000 /* 1.3: a frame's mapping changed near the stall */
 
 /*
  * struct i915_stall_record.ustack_map[i], 1.2: the index of the entry of
  * maps[] that ustack[i] falls in, or why there is none.
  */
+#define I915_STALL_FRAME_CHANGED	0xfb /* 1.3: its mapping changed near the stall */
 #define I915_STALL_FRAME_FULL		0xfc /* maybe a mapping left out (F_MAPS_FULL, _CUT) */
 #define I915_STALL_FRAME_NOLOCK		0xfd /* the mmap lock was not taken */
 #define I915_STALL_FRAME_ANON		0xfe /* anonymous executable memory (JIT, vDSO) */
@@ -205,7 +209,7 @@ struct i915_stall_cpu_entry {
 	__u64 emitted;		/* of those, records in this file */
 	__u64 overwritten;	/* overwritten by newer records before the snapshot */
 	__u64 torn;		/* overwritten while the snapshot copied them */
-	__u64 dropped;		/* stalls not recorded at all (ring being resized) */
+	__u64 dropped;		/* 0 since 1.3; was: stalls seen with no ring */
 	__u32 cpu;
 	__u32 flags;		/* I915_STALL_CPU_* */
 };
@@ -216,6 +220,7 @@ struct i915_stall_cpu_entry {
 /* struct i915_stall_file_header.flags */
 #define I915_STALL_H_ENABLED		0x1 /* log was enabled at snapshot */
 #define I915_STALL_H_I915_MODULE	0x2 /* i915 is a module, see i915_text_* */
+#define I915_STALL_H_KADDR_HIDDEN	0x4 /* 1.3: kernel addresses zeroed for this reader */
 
 /*
  * struct i915_stall_file_header - start of the i915_stalls file
@@ -253,7 +258,7 @@ struct i915_stall_file_header {
 	char device[I915_STALL_NAME_LEN];	  /* dev_name() of the GPU */
 	char release[I915_STALL_RELEASE_LEN];	  /* utsname()->release */
 	/* 1.1 */
-	__u64 unattributed;	/* waits of no known device, all devices, since boot */
+	__u64 unattributed;	/* 0 since 1.3; was: waits of no known device */
 	/* 1.2 */
 	__u32 map_max;		/* struct i915_stall_map in each record */
 	__u32 ustack_snapshot_max; /* bytes of user stack snapshot in each record */

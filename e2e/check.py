@@ -357,15 +357,15 @@ def check_compat(g, rootfs):
 
 
 def raw_sync(path):
-    """(record_size, [(tid, site, fence_count, sync_flags)]) of a 1.2 file,
+    """(record_size, [(tid, site, fence_count, sync_flags)]) of a 1.3 file,
     decoded here from the layout, without the reader."""
     b = open(path, "rb").read()
     if b[:8] != b"I915STL\n":
         raise ValueError(f"{path}: bad magic")
     major, minor, hsize, rec_size = struct.unpack_from("<HHII", b, 8)
     off, count = struct.unpack_from("<QQ", b, 40)
-    if (major, minor) != (1, 2) or rec_size < 712:
-        raise ValueError(f"{path}: format {major}.{minor}, record_size {rec_size}: not 1.2")
+    if (major, minor) != (1, 3) or rec_size < 712:
+        raise ValueError(f"{path}: format {major}.{minor}, record_size {rec_size}: not 1.3")
     out = []
     for i in range(count):
         r = off + i * rec_size
@@ -462,8 +462,8 @@ def check_vkapp(g, R, hz):
         want = sorted((c["tid"], VK_SITES[c["site"]], c["fence_count"],
                        c["wait_flags"] | (0x100 if c["kind"] == "unsubmitted" else 0))
                       for c in cs_all)
-        # 712 bytes, 16 maps of 128, the default 2 KiB of user stack
-        check("vk-raw-records", rec_size == 712 + 16 * 128 + 2048 and sorted(raw) == want,
+        # 712 bytes, 16 maps of 128, the default 8 KiB of user stack (1.3)
+        check("vk-raw-records", rec_size == 712 + 16 * 128 + 8192 and sorted(raw) == want,
               f"record_size {rec_size}; records (tid, site, fence_count, sync_flags) "
               f"{sorted(raw)}, want {want}")
     except (OSError, ValueError, struct.error) as e:
@@ -476,7 +476,7 @@ def check_vkapp(g, R, hz):
         check("vk-archive-decodes", False, e)
         return
     inp = j["inputs"][0]
-    check("vk-header-1.2", inp["version"] == "1.2" and inp["unattributed"] == 0,
+    check("vk-header-1.3", inp["version"] == "1.3" and inp["unattributed"] == 0,
           f"version {inp['version']}, unattributed {inp['unattributed']}")
     st = j["stalls"]
     used = set()
@@ -635,7 +635,7 @@ def main():
         hdr = catj["inputs"][0]
         check("cat-file-header", hdr["enabled"] is True and hdr["threshold_ns"] == 1_000_000
               and hdr["records"] == 7 and catj["lost"]["total"] == 0 and
-              hdr["version"] == "1.2" and hdr["unattributed"] == 0, json.dumps(hdr)[:2000])
+              hdr["version"] == "1.3" and hdr["unattributed"] == 0, json.dumps(hdr)[:2000])
         check("record-rc", (read(os.path.join(g, "all-record.rc")) or "").strip() == "0",
               read(os.path.join(g, "all-record.err")))
         st = allj["stalls"]

@@ -6,7 +6,7 @@
 
 Host side: needs the guest's root file system (--symfs ROOTFS), whose
 libraries (Debian's libdrm, libc) the records' frames are found in by CFI;
-check.py runs it on the guest's format-1.2 files, it can be run by hand on
+check.py runs it on the guest's format-1.3 files, it can be run by hand on
 out/e2e/test/guest/*.bin.  Each FILE, and variants of it written to WORK
 (every record's stack snapshot cut to each multiple of 8 bytes up to its
 size, and to 4 and 12; the stack pointer moved up over the same bytes by 8 to 128), is read
@@ -39,11 +39,11 @@ def run(reader, rootfs, path, fmt, libdw):
 
 
 def records(b):
-    """The record offsets, snapshot offset and sizes of a 1.2 file."""
+    """The record offsets, snapshot offset and sizes of a 1.2 or 1.3 file (same layout)."""
     major, minor, _, rec_size = struct.unpack_from("<HHII", b, 8)
     off, count = struct.unpack_from("<QQ", b, 40)
-    if (major, minor) != (1, 2):
-        raise ValueError(f"format {major}.{minor}, not 1.2")
+    if (major, minor) not in ((1, 2), (1, 3)):
+        raise ValueError(f"format {major}.{minor}, not 1.2 or 1.3")
     snap_off, = struct.unpack_from("<I", b, 308)
     return [off + i * rec_size for i in range(count)], snap_off
 

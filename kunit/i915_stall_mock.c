@@ -392,26 +392,60 @@ static const struct file_operations stall_bench_fops = {
 	.read = stall_bench_read,
 };
 
-static int __init stall_mock_init(void)
+/* The mock device, from i915_stall_mock_init() to i915_stall_mock_exit(). */
+static struct drm_i915_private *stall_mock_i915;
+
+static const char * const stall_mock_files[] = {
+	"i915_stalls_mock_wait", "i915_stalls_mock_fence", "i915_stalls_mock_bench",
+};
+
+static bool stall_mock_file_made(struct dentry *root, const char *name)
+{
+	struct dentry *d = debugfs_lookup(name, root);
+
+	dput(d);
+	return d;
+}
+
+static void stall_mock_files_remove(struct drm_i915_private *i915)
+{
+	struct dentry *root = i915->drm.debugfs_root;
+	unsigned int i;
+
+	if (IS_ERR_OR_NULL(root))
+		return;
+	for (i = 0; i < ARRAY_SIZE(stall_mock_files); i++)
+		debugfs_lookup_and_remove(stall_mock_files[i], root);
+	i915_stall_debugfs_unregister(i915, root);
+}
+
+/**
+ * i915_stall_mock_init - make the stall log's mock device
+ *
+ * Called from i915's module init, built in or a module.  The device is
+ * named i915-stall-mock, so that its debugfs directory cannot be taken by
+ * a device of i915's mock selftests ("mock"); its files not made is an
+ * error, not a device that says it is ready.
+ *
+ * Return: 0, or a negative error, in which case there is no device.
+ */
+int i915_stall_mock_init(void)
 {
 	struct drm_i915_private *i915;
 	struct dentry *root;
 	int err;
 
-	i915 = mock_gem_device();
+	i915 = mock_gem_device_named("i915-stall-mock");
 	if (!i915)
 		return -ENOMEM;
-
 	err = i915_stall_init(i915);
-	if (err) {
-		mock_destroy_device(i915);
-		return err;
-	}
+	if (err)
+		goto err_device;
 
 	/*
 	 * Register the mock device with DRM so that dri/N links to its
 	 * debugfs directory, as for real hardware.  Its files live in that
-	 * directory, dri/mock, either way.
+	 * directory, dri/i915-stall-mock, either way.
 	 */
 	err = device_add(i915->drm.dev);
 	if (!err)
@@ -421,6 +455,12 @@ static int __init stall_mock_init(void)
 			err, dev_name(i915->drm.dev));
 
 	root = i915->drm.debugfs_root;
+	if (IS_ERR_OR_NULL(root)) {
+		err = root ? PTR_ERR(root) : -ENOENT;
+		pr_err("i915 stall mock: no debugfs directory dri/%s: %pe\n",
+		       dev_name(i915->drm.dev), ERR_PTR(err));
+		goto err_unregister;
+	}
 	i915_stall_debugfs_register(i915, root);
 	debugfs_create_file("i915_stalls_mock_wait", 0200, root, i915,
 			    &stall_mock_fops);
@@ -428,7 +468,45 @@ static int __init stall_mock_init(void)
 			    &stall_mock_fence_fops);
 	debugfs_create_file("i915_stalls_mock_bench", 0600, root, i915,
 			    &stall_bench_fops);
+	if (!stall_mock_file_made(root, "i915_stalls_mock_bench") ||
+	    !stall_mock_file_made(root, "i915_stalls")) {
+		err = -ENOENT;
+		pr_err("i915 stall mock: the files of dri/%s were not made\n",
+		       dev_name(i915->drm.dev));
+		goto err_unregister;
+	}
+	stall_mock_i915 = i915;
 	pr_info("i915 stall mock: ready in debugfs dri/%s\n", dev_name(i915->drm.dev));
 	return 0;
+
+err_unregister:
+	stall_mock_files_remove(i915);
+	if (i915->drm.registered)
+		drm_dev_unregister(&i915->drm);
+	if (device_is_registered(i915->drm.dev))
+		device_del(i915->drm.dev);
+err_device:
+	mock_destroy_device(i915);
+	return err;
 }
-late_initcall(stall_mock_init);
+
+/**
+ * i915_stall_mock_exit - unmake the stall log's mock device
+ */
+void i915_stall_mock_exit(void)
+{
+	struct drm_i915_private *i915 = stall_mock_i915;
+
+	if (!i915)
+		return;
+	stall_mock_i915 = NULL;
+	/* No file may reach the log once it is gone. */
+	stall_mock_files_remove(i915);
+	if (i915->drm.registered)
+		drm_dev_unregister(&i915->drm);
+	if (device_is_registered(i915->drm.dev))
+		device_del(i915->drm.dev);
+	mock_device_flush(i915);
+	i915_stall_fini(i915);
+	mock_destroy_device(i915);
+}

@@ -31,4 +31,10 @@ struct i915_stall_mock_fence {
 
 #define I915_STALL_MOCK_FENCE	_IOWR('S', 1, struct i915_stall_mock_fence)
 
+#ifdef __KERNEL__
+/* The mock device, made and unmade with i915 (i915_module.c). */
+int i915_stall_mock_init(void);
+void i915_stall_mock_exit(void);
+#endif
+
 #endif /* __I915_STALL_MOCK_H__ */
