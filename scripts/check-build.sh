@@ -48,7 +48,7 @@ config() { # dir on|off|mod
 	local dir=$1 mode=$2 sc="$src/scripts/config --file $1/.config"
 	mkdir -p "$dir"
 	[ -f "$dir/.config" ] || make -s -C "$src" O="$dir" CC="$cc" x86_64_defconfig || return 1
-	$sc -e EXPERT -e DEBUG_FS -e DRM -e DRM_I915 -e DRM_I915_WERROR \
+	$sc -e EXPERT -e DEBUG_FS -e FTRACE -e ENABLE_DEFAULT_TRACERS -e DRM -e DRM_I915 -e DRM_I915_WERROR \
 	    -e DRM_I915_SELFTEST -e KUNIT -d COMPILE_TEST
 	case $mode in
 	on)  $sc -e DRM_I915_STALL_LOG -e DRM_I915_STALL_LOG_KUNIT_TEST \
@@ -68,7 +68,8 @@ config_mod() { # dir
 	mkdir -p "$dir"
 	[ -f "$dir/.config" ] || make -s -C "$src" O="$dir" CC="$cc" tinyconfig || return 1
 	$sc -e 64BIT -e SMP -e MMU -e PCI -e MODULES -e MODULE_UNLOAD -e EXPERT -e DEBUG_FS \
-	    -e SHMEM -e TMPFS -e PRINTK -e BLOCK -e DRM -m DRM_I915 -e DRM_I915_SELFTEST \
+	    -e SHMEM -e TMPFS -e PRINTK -e BLOCK -e FTRACE -e ENABLE_DEFAULT_TRACERS \
+	    -e DRM -m DRM_I915 -e DRM_I915_SELFTEST \
 	    -d KUNIT -d DEBUG_INFO_BTF \
 	    -e DRM_I915_STALL_LOG -d DRM_I915_STALL_LOG_KUNIT_TEST -e DRM_I915_STALL_LOG_MOCK
 	make -s -C "$src" O="$dir" CC="$cc" olddefconfig
