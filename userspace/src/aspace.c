@@ -509,8 +509,8 @@ void usym_resolve(struct aspace *as, uint64_t addr, bool pc, enum uframe_flag fl
 	if (as->reason || (fl != UF_NONE && as->rec_maps)) {
 		/* no maps of this record nor of the process: say why the
 		 * record has none */
-		out->reason = fl == UF_FULL ? R_MAPS_FULL : fl == UF_NOLOCK ? R_MAPS_NOLOCK
-										: as->reason;
+		out->reason = fl == UF_FULL ? R_MAPS_FULL : fl == UF_NOLOCK ? R_MAPS_NOLOCK :
+			      fl == UF_CHANGED ? R_MAPS_CHANGED : as->reason;
 		return;
 	}
 	m = maps_find(&as->pm, a);

@@ -85,6 +85,10 @@ static int open_common(struct stall_file *f, const char *name,
 			    "record_size %u invalid for format %u.%u (minimum %u, multiple of 8)",
 			    h->record_size, h->version_major, h->version_minor, min_rec);
 	f->v12 = h->version_minor >= 2;
+	f->v13 = h->version_minor >= 3;
+	/* 1.3: a bit of no earlier minor */
+	f->kaddr_hidden = f->v13 && (h->flags & FMT_H_KADDR_HIDDEN);
+	f->frame_first = (uint8_t)fmt_frame_first_flag(h->version_minor);
 	if (f->v12) {
 		uint64_t maps_end;
 
@@ -92,10 +96,11 @@ static int open_common(struct stall_file *f, const char *name,
 		memcpy(&f->snapshot_max, buf + FMT12_HDR_SNAPSHOT_MAX, 4);
 		memcpy(&f->maps_offset, buf + FMT12_HDR_MAPS_OFFSET, 4);
 		memcpy(&f->ustack_offset, buf + FMT12_HDR_USTACK_OFFSET, 4);
-		/* map indices are bytes below FMT_FRAME_FIRST_FLAG */
-		if (f->map_max > FMT_FRAME_FIRST_FLAG)
-			return diag_fail(d, base + FMT12_HDR_MAP_MAX, "map_max %u exceeds %u",
-				    f->map_max, FMT_FRAME_FIRST_FLAG);
+		/* map indices are bytes below the minor's first FMT_FRAME_* */
+		if (f->map_max > f->frame_first)
+			return diag_fail(d, base + FMT12_HDR_MAP_MAX,
+				    "map_max %u exceeds %u for format %u.%u", f->map_max,
+				    f->frame_first, h->version_major, h->version_minor);
 		if (f->maps_offset < FMT12_RECORD_SIZE || f->maps_offset % 8)
 			return diag_fail(d, base + FMT12_HDR_MAPS_OFFSET,
 				    "maps_offset %u overlaps the record's fixed part (%u bytes) or is misaligned",
@@ -301,7 +306,7 @@ static int check_v12(const struct stall_file *f, const unsigned char *p, const s
 				 "record %llu: a %u-byte snapshot at user_sp 0x%llx wraps around",
 				 (unsigned long long)n, r->snap_size, (unsigned long long)r->user_sp);
 	for (i = 0; i < r->udepth; i++)
-		if (r->ustack_map[i] < FMT_FRAME_FIRST_FLAG && r->ustack_map[i] >= r->map_count)
+		if (r->ustack_map[i] < f->frame_first && r->ustack_map[i] >= r->map_count)
 			return diag_fail(d, off + FMT12_REC_USTACK_MAP + i,
 					 "record %llu: ustack_map[%u] %u: no such map (map_count %u)",
 					 (unsigned long long)n, i, r->ustack_map[i], r->map_count);

@@ -86,10 +86,11 @@ static void json_inputs(struct out *o, const struct session *S)
 			  (uint64_t)h->threshold_ns, h->slots_per_cpu, (uint64_t)h->snapshot_ns,
 			  (int64_t)h->realtime_offset_ns, (uint64_t)h->record_count);
 		json_lost(b, f->lost_overwritten, f->lost_torn, f->lost_dropped);
-		if (f->v11)
+		if (f->v11 && !f->v13)
 			sb_printf(b, ",\"unattributed\":%" PRIu64, f->unattributed);
-		else
+		else	/* 1.0 has none; 1.3's writer counts none */
 			sb_puts(b, ",\"unattributed\":null");
+		sb_printf(b, ",\"kernel_addresses_hidden\":%s", f->kaddr_hidden ? "true" : "false");
 		sb_puts(b, ",\"cpus\":[");
 		for (j = 0; j < h->cpu_count; j++) {
 			const struct i915_stall_cpu_entry *c = &f->cpus[j];
@@ -144,6 +145,8 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 		{ I915_STALL_F_OWNER, "owner" },
 		{ FMT_F_USER_REGS, "user_regs" }, { FMT_F_MAPS_NOLOCK, "maps_nolock" },
 		{ FMT_F_MAPS_FULL, "maps_full" }, { FMT_F_MAPS_CUT, "maps_cut" },
+		{ FMT_F_USTACK_NODUMP, "ustack_nodump" }, { FMT_F_USTACK_NOLOCK, "ustack_nolock" },
+		{ FMT_F_MAPS_CHANGED, "maps_changed" },
 	};
 	const struct srec *r = ss->r;
 	struct sbuf *b = &o->b;
@@ -213,8 +216,9 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 	none = true;
 	sb_printf(b, ",\"wait_flags\":\"0x%x\",\"flags\":[", r->wait_flags);
 	for (i = 0; i < ARRAY_SIZE(fl); i++) {
-		if (fl[i].bit >= FMT_F_USER_REGS && !ss->s->f->v12)
-			continue;	/* bits a 1.0 or 1.1 file does not define */
+		if ((fl[i].bit >= FMT_F_USER_REGS && !ss->s->f->v12) ||
+		    (fl[i].bit >= FMT_F_USTACK_NODUMP && !ss->s->f->v13))
+			continue;	/* bits an older minor does not define */
 		known |= fl[i].bit;
 		if (r->flags & fl[i].bit) {
 			sb_printf(b, "%s\"%s\"", none ? "" : ",", fl[i].name);

@@ -34,9 +34,13 @@ void text_input(struct out *o, const struct stall_file *f)
 			  f->lost_overwritten, f->lost_torn, f->lost_dropped, f->recorded);
 	else
 		sb_puts(b, "# no stalls lost\n");
-	if (f->v11)
+	/* 1.3's writer counts none: unknown, not 0 */
+	if (f->v11 && !f->v13)
 		sb_printf(b, "# %" PRIu64 " unattributed waits (of no known device, since boot)\n",
 			  f->unattributed);
+	if (f->kaddr_hidden)
+		sb_puts(b, "# kernel addresses hidden from the reader of the file (kptr_restrict, "
+			"lockdown): kernel frames unresolved\n");
 	out_flush(o, false);
 }
 
@@ -292,6 +296,11 @@ void text_stall(struct out *o, const struct sstall *ss)
 	else
 		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? "  user stack: (truncated)\n" :
 			ss->u && ss->u->depth ? "  user stack:\n" : "  user stack: none\n");
+	/* 1.3: why the kernel kept no stack bytes (the chain is its frame pointers') */
+	if (ss->s->f->v13 && (r->flags & FMT_F_USTACK_NODUMP))
+		sb_puts(b, "  (no stack copy: the process is not dumpable)\n");
+	else if (ss->s->f->v13 && (r->flags & FMT_F_USTACK_NOLOCK))
+		sb_puts(b, "  (no stack copy: the mmap lock was held)\n");
 	stack_text(b, ss->u);
 	sb_putc(b, '\n');
 	out_flush(o, false);

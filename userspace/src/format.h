@@ -18,13 +18,16 @@
  *        @652, user_ip/sp/bp u64 @656/664/672, ustack_map[32] u8 @680), then per
  *        record map_max struct i915_stall_map (128 B) at maps_offset and
  *        ustack_snapshot_max bytes of user stack at ustack_offset
+ *   1.3  same layout; record flags USTACK_NODUMP, USTACK_NOLOCK, MAPS_CHANGED,
+ *        ustack_map value 0xfb (FRAME_CHANGED: so map_max <= 251), header flag
+ *        KADDR_HIDDEN; header unattributed and CPU dropped always 0 (unknown)
  */
 #ifndef I915_STALLS_FORMAT_H
 #define I915_STALLS_FORMAT_H
 
 #include "i915_stall_format.h"
 
-#define FMT_MINOR_KNOWN		2	/* the newest 1.x minor this reader decodes */
+#define FMT_MINOR_KNOWN		3	/* the newest 1.x minor this reader decodes */
 
 #define FMT10_HEADER_SIZE	288u
 #define FMT10_RECORD_SIZE	640u
@@ -136,6 +139,31 @@ static_assert(I915_STALL_MAP_NAME_LEN == FMT12_MAP_NAME_LEN, "1.2 map name lengt
 #define FMT_MAP_PATH		0x2
 #define FMT_MAP_DELETED		0x4
 #endif
-#define FMT_FRAME_FIRST_FLAG	FMT_FRAME_FULL	/* ustack_map values below it are indices */
+
+/* 1.3: same layout as 1.2, new flags and one more ustack_map value */
+#if I915_STALL_VERSION_MINOR >= 3
+#define FMT_F_USTACK_NODUMP	I915_STALL_F_USTACK_NODUMP
+#define FMT_F_USTACK_NOLOCK	I915_STALL_F_USTACK_NOLOCK
+#define FMT_F_MAPS_CHANGED	I915_STALL_F_MAPS_CHANGED
+#define FMT_FRAME_CHANGED	I915_STALL_FRAME_CHANGED
+#define FMT_H_KADDR_HIDDEN	I915_STALL_H_KADDR_HIDDEN
+#else
+#define FMT_F_USTACK_NODUMP	0x800
+#define FMT_F_USTACK_NOLOCK	0x1000
+#define FMT_F_MAPS_CHANGED	0x2000
+#define FMT_FRAME_CHANGED	0xfb
+#define FMT_H_KADDR_HIDDEN	0x4
+#endif
+
+/*
+ * ustack_map values below it are map indices, the rest FMT_FRAME_*: 1.2's
+ * first flag is FRAME_FULL (0xfc), 1.3's FRAME_CHANGED (0xfb).  A 1.2 file
+ * may index a map 0xfb.
+ */
+#define FMT_FRAME_FIRST_FLAG	FMT_FRAME_FULL	/* the largest map_max of any minor */
+static inline unsigned int fmt_frame_first_flag(unsigned int minor)
+{
+	return minor >= 3 ? FMT_FRAME_CHANGED : FMT_FRAME_FULL;
+}
 
 #endif

@@ -25,6 +25,9 @@
 	  "is not in it")						\
 	X(R_MAPS_NOLOCK, "maps not saved", "format 1.2: the kernel could not take the " \
 	  "mmap lock, so the record has no mappings")			\
+	X(R_MAPS_CHANGED, "map changed", "format 1.3: the frame's mapping changed " \
+	  "(mmap, munmap, exec) between the stall and the moment the kernel read " \
+	  "the mappings, so it saved none for the frame rather than a wrong one") \
 	/* user frames: the file */					\
 	X(R_NO_FILE, "no file", "the mapped file was not found (deleted, or another " \
 	  "machine: see --symfs)")					\
@@ -45,6 +48,9 @@
 	/* either */							\
 	X(R_NO_SYMBOL, "no symbol", "no symbol covers the address")	\
 	/* kernel frames */						\
+	X(R_KADDR_HIDDEN, "kernel addresses hidden", "format 1.3: the kernel " \
+	  "zeroed its addresses for the reader of the stall file, as it hides " \
+	  "those of /proc/kallsyms from it (kernel.kptr_restrict, lockdown)") \
 	X(R_NO_KALLSYMS, "no kallsyms", "no kernel symbols: --offline without " \
 	  "--kallsyms, --vmlinux or a record archive")			\
 	X(R_KALLSYMS_ZEROED, "kallsyms zeroed", "kernel.kptr_restrict hides the " \

@@ -406,6 +406,10 @@ static struct reloc *table_for(const struct stall_file *f)
 
 const void *ksym_view(const struct stall_file *f)
 {
+	static const char hidden;	/* the view of every file without addresses */
+
+	if (f->kaddr_hidden)
+		return &hidden;
 	lazy_init(f);
 	if (K.src == KS_NONE)
 		return &K;
@@ -420,6 +424,10 @@ void ksym_resolve(const struct stall_file *f, uint64_t addr, struct frame *out)
 
 	memset(out, 0, sizeof(*out));
 	out->addr = addr;
+	if (f->kaddr_hidden) {	/* 1.3: every kernel address in f is 0 */
+		out->reason = R_KADDR_HIDDEN;
+		return;
+	}
 	lazy_init(f);
 	if (K.src == KS_NONE) {
 		out->reason = K.fail_reason;

@@ -31,6 +31,9 @@ struct stall_file {
 	struct i915_stall_file_header hdr; /* known part, zero extended */
 	bool v11;		/* minor >= 1: 1.1's fields are in the file */
 	bool v12;		/* minor >= 2: 1.2's fields, maps and snapshot */
+	bool v13;		/* minor >= 3: 1.3's flags and FRAME_CHANGED */
+	bool kaddr_hidden;	/* 1.3: FMT_H_KADDR_HIDDEN, kernel addresses zeroed */
+	uint8_t frame_first;	/* 1.2: ustack_map values from it on are FMT_FRAME_* */
 	uint64_t unattributed;	/* 1.1: header's unattributed, else 0 */
 	uint32_t map_max, snapshot_max;	/* 1.2: per record, else 0 */
 	uint32_t maps_offset, ustack_offset;	/* 1.2: in a record */
@@ -71,6 +74,7 @@ struct srec {
 	const unsigned char *snap;
 	const unsigned char *maps;
 	const uint8_t *ustack_map;
+	uint8_t frame_first;		/* the file's fmt_frame_first_flag() */
 };
 
 /* One entry of a 1.2 record's maps[], copied out. */
@@ -150,6 +154,7 @@ static inline void srec_v1(const unsigned char *p, const struct stall_file *f, s
 		memcpy(&v->user_sp, p + FMT12_REC_USER_SP, 8);
 		memcpy(&v->user_bp, p + FMT12_REC_USER_BP, 8);
 		v->ustack_map = p + FMT12_REC_USTACK_MAP;
+		v->frame_first = f->frame_first;
 		v->maps = p + f->maps_offset;
 		v->snap = p + f->ustack_offset;
 		if (!(v->flags & FMT_F_USER_REGS))	/* no registers: no snapshot either */
@@ -160,6 +165,7 @@ static inline void srec_v1(const unsigned char *p, const struct stall_file *f, s
 		v->map_count = 0;
 		v->snap = v->maps = NULL;
 		v->ustack_map = NULL;
+		v->frame_first = 0;
 	}
 }
 

@@ -966,7 +966,7 @@ static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *
 		for (i = 0; i < r->udepth; i++) {
 			a[n] = r->ustack[i];
 			kinds[n++] = K_MAKE(i ? K_USER_RET : K_USER_PC, false,
-					    uframe_flag_of(r->ustack_map[i]));
+					    uframe_flag_of(r, r->ustack_map[i]));
 		}
 		if ((n <= 1 && c.end != UEND_NONE) || c.end == UEND_COMPAT) {
 			*end = (uint8_t)c.end;
@@ -984,12 +984,12 @@ static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *
 		bool cfi = j > 0;
 
 		if (j == 0 && r->udepth && r->ustack[0] == c.pc[0]) {
-			fl = uframe_flag_of(r->ustack_map[0]);
+			fl = uframe_flag_of(r, r->ustack_map[0]);
 		} else if (j > 0 && c.sp[j]) {
 			for (i = 1; i < r->udepth; i++)
 				if (pos[i] != POS_UNKNOWN && pos[i] != POS_ABOVE &&
 				    pos[i] == c.sp[j] - 8 && r->ustack[i] == c.pc[j]) {
-					fl = uframe_flag_of(r->ustack_map[i]);
+					fl = uframe_flag_of(r, r->ustack_map[i]);
 					cfi = false;
 					break;
 				}
@@ -1001,7 +1001,7 @@ static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *
 		for (i = 1; i < r->udepth && n < JOIN_MAX; i++)
 			if (pos[i] != POS_UNKNOWN && pos[i] >= c.sp[c.n - 1]) {
 				a[n] = r->ustack[i];
-				kinds[n++] = K_MAKE(K_USER_RET, false, uframe_flag_of(r->ustack_map[i]));
+				kinds[n++] = K_MAKE(K_USER_RET, false, uframe_flag_of(r, r->ustack_map[i]));
 			}
 	if (n == c.n) {
 		*end = (uint8_t)c.end;
@@ -1037,7 +1037,7 @@ void sym_prefetch(const struct stall *s, int step)
 		 * (ustack_join()) mostly has them */
 		for (i = 0; r.ustack_map && i < r.udepth; i++)
 			kinds[i] = K_MAKE(i ? K_USER_RET : K_USER_PC, false,
-					  uframe_flag_of(r.ustack_map[i]));
+					  uframe_flag_of(&r, r.ustack_map[i]));
 		frames_hash(space, true, r.ustack_map ? kinds : NULL, r.ustack, 0, r.udepth, ah->h);
 		if (ah->plain) {	/* the stack's place in the stacks seen */
 			ah->sh = stack_hash(space, &k);

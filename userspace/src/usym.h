@@ -34,11 +34,14 @@ struct aspace *usym_space(const struct stall_file *f, const struct srec *r);
  * snapshot, or a map index: the address says which map), or why the
  * kernel saved no map for it (ustack_map's FMT_FRAME_*).
  */
-enum uframe_flag { UF_NONE, UF_FULL, UF_NOLOCK, UF_ANON, UF_NOVMA, UF_COUNT };
-/* The flag of ustack_map value v. */
-static inline enum uframe_flag uframe_flag_of(uint8_t v)
+enum uframe_flag { UF_NONE, UF_FULL, UF_NOLOCK, UF_ANON, UF_NOVMA, UF_CHANGED, UF_COUNT };
+/* The flag of ustack_map value v of record r (a map index below r's first flag). */
+static inline enum uframe_flag uframe_flag_of(const struct srec *r, uint8_t v)
 {
+	if (v < r->frame_first)
+		return UF_NONE;
 	switch (v) {
+	case FMT_FRAME_CHANGED: return UF_CHANGED;
 	case FMT_FRAME_FULL: return UF_FULL;
 	case FMT_FRAME_NOLOCK: return UF_NOLOCK;
 	case FMT_FRAME_ANON: return UF_ANON;

@@ -127,7 +127,7 @@ t_help() {
 	has "$W/out" "Exit status:"
 	has "$W/out" "125  diff verdict: a NEW capture is unusable (skip)"
 	run 0 -V
-	has "$W/out" "stall format 1.0 to 1.2"
+	has "$W/out" "stall format 1.0 to 1.3"
 }
 
 t_usage() {
@@ -1425,6 +1425,8 @@ t_harness_detects_failure() {
 . "$HERE/format11.sh"
 # shellcheck source=format12.sh
 . "$HERE/format12.sh"
+# shellcheck source=format13.sh
+. "$HERE/format13.sh"
 # shellcheck source=export.sh
 . "$HERE/export.sh"
 rm -f "$W/compare-summary.txt"
