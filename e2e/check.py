@@ -441,6 +441,117 @@ def check_vk_stall(name, st, cs, vk_pid, hz):
     return check(name, not why, "\n".join(why))
 
 
+TRACE_LINE = re.compile(r"^\s*(?P<comm>.*)-(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:\S+\s+)?"
+                        r"(?P<ts>\d+\.\d+): (?P<event>\w+): (?P<args>.*)$")
+OUTCOMES = {"completed": 0, "timedout": 1, "interrupted": 2, "error": 3}
+
+
+def trace_events(path):
+    """The events of a tracefs trace file: dicts of tid, ts_ns, event and
+    the KEY=VALUE fields of its TP_printk (values as strings)."""
+    ev = []
+    for line in (read(path) or "").splitlines():
+        m = TRACE_LINE.match(line)
+        if not m:
+            continue
+        sec, usec = m["ts"].split(".")
+        e = {"tid": int(m["tid"]), "comm": m["comm"].strip(), "event": m["event"],
+             "ts_ns": int(sec) * 1_000_000_000 + int(usec.ljust(9, "0")[:9])}
+        e.update(kv.split("=", 1) for kv in m["args"].split() if "=" in kv)
+        ev.append(e)
+    return ev
+
+
+def syncobj_pairs(ev):
+    """(begin, end) of each syncobj wait, per thread in order."""
+    open_, pairs, bad = {}, [], []
+    for e in ev:
+        if e["event"] == "drm_syncobj_wait_begin":
+            if e["tid"] in open_:
+                bad.append(f"tid {e['tid']}: begin at {e['ts_ns']} inside another")
+            open_[e["tid"]] = e
+        elif e["event"] == "drm_syncobj_wait_end":
+            b = open_.pop(e["tid"], None)
+            if b is None:
+                bad.append(f"tid {e['tid']}: end at {e['ts_ns']} without a begin")
+            else:
+                pairs.append((b, e))
+    bad += [f"tid {t}: begin at {b['ts_ns']} never ended" for t, b in open_.items()]
+    return pairs, bad
+
+
+def check_vk_trace(g, st):
+    """Issue 23: the tracepoints beside the log.  Each record has exactly one
+    i915:i915_stall event with its fields, on its thread, fired when the wait
+    ended (trace clock mono = the log's CLOCK_MONOTONIC, microseconds), and
+    exactly one drm_syncobj_wait_begin/end pair on its thread around it; with
+    the log disabled, the same client gives the same syncobj pairs, no
+    i915_stall event and no record."""
+    setup = read(os.path.join(g, "trace-setup.txt"))
+    ev = trace_events(os.path.join(g, "trace-vk.txt"))
+    if not check("vk-trace-taken", bool(ev) and not (setup or "").strip(),
+                 f"setup: {setup}\n{(read(os.path.join(g, 'trace-vk.txt')) or '')[:2000]}"):
+        return
+    stall_ev = [e for e in ev if e["event"] == "i915_stall"]
+    pairs, bad = syncobj_pairs(ev)
+    why = []
+    for r in st:
+        end = r["start_ns"] + r["duration_ns"]
+        want = {"site": r["site"], "outcome": str(OUTCOMES.get(r["outcome"], -1)),
+                "duration_ns": str(r["duration_ns"]), "spin_ns": str(r["spin_ns"]),
+                "fences": str(r["fence_count"]), "error": str(r["error"]),
+                "owner": str(r["owner"]["pid"] if r["owner"] else 0),
+                "fence": (f"{int(r['fence']['context'], 16)}:{r['fence']['seqno']}"
+                          if r["fence"] else "0:0")}
+        if r["engine"]:
+            want["engine"] = f"{r['engine']['class_id']}:{r['engine']['instance']}"
+        m = [e for e in stall_ev if e["tid"] == r["tid"] and
+             all(e.get(k) == v for k, v in want.items())]
+        if len(m) != 1:
+            why.append(f"record tid {r['tid']} {want}: {len(m)} i915_stall events; "
+                       f"events of the thread: {[e for e in stall_ev if e['tid'] == r['tid']]}")
+        elif not 0 <= m[0]["ts_ns"] + 1000 - end <= SLACK_HIGH_NS:
+            why.append(f"record tid {r['tid']} ended at {end}, its event at {m[0]['ts_ns']}")
+        p = [(b, e) for b, e in pairs if b["tid"] == r["tid"] and
+             b["ts_ns"] <= r["start_ns"] + 1000 and e["ts_ns"] + 1000 >= end and
+             e["ts_ns"] - b["ts_ns"] <= r["duration_ns"] + SLACK_HIGH_NS]
+        if len(p) != 1:
+            why.append(f"record tid {r['tid']} [{r['start_ns']}, {end}]: {len(p)} syncobj "
+                       f"begin/end pairs around it")
+        else:
+            b, e = p[0]
+            flags = sum(bit for bit, n in SYNC_NAMES if n in r["sync_flags"]) & 0xf
+            tl = "1" if r["site"] == "syncobj_timeline_wait" else "0"
+            if (b.get("count"), int(b.get("flags", "-1"), 16), b.get("timeline"), e.get("ret")) != \
+                    (str(r["fence_count"]), flags, tl, "0"):
+                why.append(f"record tid {r['tid']}: begin {b}, end {e}; want count "
+                           f"{r['fence_count']} flags {flags:#x} timeline {tl} ret 0")
+    if len(stall_ev) != len(st):
+        why.append(f"{len(stall_ev)} i915_stall events for {len(st)} records")
+    check("vk-trace-matches-log", not why and not bad and len(st) == 5,
+          "\n".join(why + bad))
+    diag(f"vk trace: {len(stall_ev)} i915_stall events, {len(pairs)} syncobj waits that "
+         f"slept, for {len(st)} records")
+
+    # the log disabled: the tracepoints still fire, the log records nothing
+    off = trace_events(os.path.join(g, "trace-vk-off.txt"))
+    opairs, obad = syncobj_pairs(off)
+    lines = jsonl(os.path.join(g, "client-vkoff.jsonl")) or []
+    otids = {l["tid"] for l in lines if l.get("event") == "stall"}
+    try:
+        with open(os.path.join(g, "stalls-vk-off.bin"), "rb") as f:
+            nrec = struct.unpack_from("<Q", f.read(56), 48)[0]
+    except (OSError, struct.error) as e:
+        nrec = f"unreadable: {e}"
+    check("vk-trace-log-disabled",
+          len(otids) == 2 and len(opairs) == len(pairs) and not obad and nrec == 0 and
+          {b["tid"] for b, _ in opairs} == otids and
+          not [e for e in off if e["event"] == "i915_stall"],
+          f"{len(opairs)} syncobj pairs (with the log: {len(pairs)}), threads "
+          f"{sorted({b['tid'] for b, _ in opairs})} want {sorted(otids)}, {nrec} records, "
+          f"{len([e for e in off if e['event'] == 'i915_stall'])} i915_stall events; {obad}")
+
+
 def check_vkapp(g, R, hz):
     """vkapp's five syncobj waits (vkapp.c): each recorded once, nothing else."""
     diag("vkapp: user frames found by CFI past the frame-pointer walk (asserted): " +
@@ -476,8 +587,11 @@ def check_vkapp(g, R, hz):
         check("vk-archive-decodes", False, e)
         return
     inp = j["inputs"][0]
-    check("vk-header-1.3", inp["version"] == "1.3" and inp["unattributed"] == 0,
-          f"version {inp['version']}, unattributed {inp['unattributed']}")
+    # 1.3: unattributed no longer counted (unknown), addresses shown to root
+    check("vk-header-1.3", inp["version"] == "1.3" and inp["unattributed"] is None and
+          inp["kernel_addresses_hidden"] is False,
+          f"version {inp['version']}, unattributed {inp['unattributed']}, "
+          f"kernel_addresses_hidden {inp.get('kernel_addresses_hidden')}")
     st = j["stalls"]
     used = set()
     for cs in cs_all:
@@ -491,6 +605,7 @@ def check_vkapp(g, R, hz):
     extra = [s for s in st if (s["cpu"], s["seq"]) not in used]
     check("vk-no-other-stalls", not extra and len(st) == 5,
           "\n".join(describe(s) for s in extra))
+    check_vk_trace(g, st)
     check("vk-second-thread", {c["comm"] for c in cs_all if c["thread"] == "timeline"} ==
           {"vk-timeline"} and len({c["tid"] for c in cs_all}) == 2)
     rc, txt, err = R.run("report", os.path.join(g, "vk.ar"))
@@ -499,8 +614,10 @@ def check_vkapp(g, R, hz):
                 "  site syncobj_wait, fences 1, all, for-submit, waited ",
                 "  site syncobj_timeline_wait, fences 1, all, for-submit, waited ",
                 "  site syncobj_timeline_wait, fences 1, all, for-submit, unsubmitted, waited ",
-                "vk-timeline[", "# 0 unattributed waits"]
+                "vk-timeline["]
     miss = [w for w in want_txt if w not in txt]
+    miss += [f"(absent) {w}" for w in ("unattributed waits", "kernel addresses hidden")
+             if w in txt]
     check("vk-text-report", rc in (0, 1) and not miss, f"rc {rc}, missing {miss}\n{err}")
     rc, txt, err = R.run("summary", os.path.join(g, "vk.ar"))
     rows = {l.split()[-1]: int(l.split()[0]) for l in txt.splitlines()
@@ -635,7 +752,8 @@ def main():
         hdr = catj["inputs"][0]
         check("cat-file-header", hdr["enabled"] is True and hdr["threshold_ns"] == 1_000_000
               and hdr["records"] == 7 and catj["lost"]["total"] == 0 and
-              hdr["version"] == "1.3" and hdr["unattributed"] == 0, json.dumps(hdr)[:2000])
+              hdr["version"] == "1.3" and hdr["unattributed"] is None and
+              hdr["kernel_addresses_hidden"] is False, json.dumps(hdr)[:2000])
         check("record-rc", (read(os.path.join(g, "all-record.rc")) or "").strip() == "0",
               read(os.path.join(g, "all-record.err")))
         st = allj["stalls"]

@@ -189,15 +189,30 @@ run_test() {
 
 	# 10. the Vulkan-shaped client: syncobj waits through libdrm on the
 	#     mock GPU's render node (devtmpfs made /dev/dri/renderD*)
+	#     The tracepoints traced meanwhile (issue 23): drm_syncobj's
+	#     begin and end of each wait, i915:i915_stall of each record, on
+	#     CLOCK_MONOTONIC as the log's start_ns; then the same client with
+	#     the log disabled, traced the same way
 	ls -l /dev/dri/ > "$out/dev-dri.txt" 2>&1
 	ctl i915_stalls_clear 1 || return 1
 	rm -f /tmp/release
+	trace_on > "$out/trace-setup.txt" 2>&1
 	start_vkapp vk || return 1
 	cat "$D/i915_stalls" > "$out/stalls-vk.bin" || return 1
+	trace_take "$out/trace-vk.txt"
 	i915-stalls record --no-kallsyms -o "$out/vk.ar" "$out/stalls-vk.bin" \
 		2> "$out/vk-record.err"
 	echo $? > "$out/vk-record.rc"
 	release_clients
+	rm -f /tmp/release
+	ctl i915_stalls_clear 1 && ctl i915_stalls_enable 0 || return 1
+	trace_on >> "$out/trace-setup.txt" 2>&1
+	start_vkapp vkoff || return 1
+	trace_take "$out/trace-vk-off.txt"
+	cat "$D/i915_stalls" > "$out/stalls-vk-off.bin" || return 1
+	release_clients
+	trace_off
+	ctl i915_stalls_enable 1 || return 1
 
 	# 11. stallpie (issue 12): waits through glibc's real write() and
 	#     ioctl() from a PIE with two libraries, built with and without
@@ -251,6 +266,32 @@ run_demo() {
 	i915-stalls record --no-kallsyms -o "$out/demo.ar" "$out/stalls.bin" 2> "$out/demo-record.err"
 	echo $? > "$out/demo-record.rc"
 	release_clients
+}
+
+# The tracepoints issue 23 adds, on an empty trace buffer whose clock is
+# the log's (CLOCK_MONOTONIC); trace_take FILE saves what they gave.
+TR=/sys/kernel/debug/tracing
+trace_on() {
+	[ -d $TR/events ] || mount -t tracefs nodev $TR
+	echo 0 > $TR/tracing_on &&
+	echo mono > $TR/trace_clock &&
+	echo 1 > $TR/events/drm/drm_syncobj_wait_begin/enable &&
+	echo 1 > $TR/events/drm/drm_syncobj_wait_end/enable &&
+	echo 1 > $TR/events/i915/i915_stall/enable &&
+	echo > $TR/trace &&
+	echo 1 > $TR/tracing_on
+}
+trace_take() {
+	echo 0 > $TR/tracing_on
+	cat $TR/trace > "$1"
+}
+trace_off() {
+	echo 0 > $TR/tracing_on
+	for e in drm/drm_syncobj_wait_begin drm/drm_syncobj_wait_end \
+		 i915/i915_stall; do
+		echo 0 > $TR/events/$e/enable
+	done
+	echo > $TR/trace
 }
 
 # run_bench: what `make bench` measures in the guest (see scripts/bench.sh),
