@@ -17,6 +17,7 @@
 #                       and i915.ko through modpost (CHECK_BUILD_MOD=all|last)
 #   make kunit          the KUnit suites in QEMU (TCG, 4 vCPUs), KASAN kernel
 #   make kunit-kcsan    the same suites on a KCSAN kernel
+#   make kunit-up       the user suite on a uniprocessor kernel (not in make test)
 #   make selftests      Intel's mock selftests on the KUnit kernel, with the
 #                       log on every mock device and without it
 #   make userspace      build the reader; make userspace-check tests it
@@ -33,7 +34,7 @@ JOBS     ?= $(shell nproc)
 export CACHE KBASE BUILD OUT RESULTS JOBS
 
 .PHONY: all demo test setup base tree export check-sync check-patches \
-	check-build kunit kunit-kcsan selftests userspace userspace-check e2e bench bench-reader clean
+	check-build kunit kunit-kcsan kunit-up selftests userspace userspace-check e2e bench bench-reader clean
 
 all: userspace
 
@@ -68,6 +69,10 @@ kunit:
 kunit-kcsan:
 	@mkdir -p $(RESULTS)
 	bash scripts/kunit.sh kcsan
+
+kunit-up:
+	@mkdir -p $(RESULTS)
+	bash scripts/kunit.sh up
 
 selftests:
 	@mkdir -p $(RESULTS)

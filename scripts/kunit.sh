@@ -10,6 +10,8 @@
 #   kunit.sh kcsan  kunit/kcsan.kunitconfig instead: KCSAN, no KASAN, in
 #                   $BUILD/kunit-kcsan; results as kunit-kcsan.*, where any
 #                   KCSAN report fails kunit-kcsan.no-kernel-reports
+#   kunit.sh up     kunit/up.kunitconfig: no SMP (so no PER_VMA_LOCK), one
+#                   vCPU, the user suite only, in $BUILD/kunit-up
 #
 # I915_STALL_KVM=1 boots with -accel kvm instead of TCG, where /dev/kvm
 # opens (scripts/probe.sh); where it does not, TCG, saying so.
@@ -25,9 +27,16 @@ mkdir -p "$RESULTS" "$OUT"
 
 name=kunit
 config=$top/kunit/project.kunitconfig
+suites='i915_stall*'
+smp=4
 if [ "${1:-}" = kcsan ]; then
 	name=kunit-kcsan
 	config=$top/kunit/kcsan.kunitconfig
+elif [ "${1:-}" = up ]; then
+	name=kunit-up
+	config=$top/kunit/up.kunitconfig
+	suites='i915_stall_user*'
+	smp=1
 fi
 kdir=$BUILD/$name
 json=$OUT/$name.json
@@ -38,12 +47,12 @@ command -v ccache >/dev/null && cc="ccache gcc"
 # One host thread for all vCPUs: multi-threaded TCG can run a stale
 # translation of code the kernel just patched (a static key flipped with
 # text_poke_bp()), an "Oops: int3" seen here in sched_clock_cpu() at boot.
-qemu_args="-smp 4 -accel tcg,thread=single"
+qemu_args="-smp $smp -accel tcg,thread=single"
 if [ "${I915_STALL_KVM:-0}" = 1 ]; then
 	# shellcheck source=scripts/probe.sh
 	. "$top/scripts/probe.sh"
 	if probe kvm; then
-		qemu_args="-smp 4 -accel kvm"
+		qemu_args="-smp $smp -accel kvm"
 	else
 		echo "$name: I915_STALL_KVM=1, but $probe_why: TCG instead" >&2
 	fi
@@ -57,7 +66,7 @@ echo "$name: building and booting in $kdir (log $log)"
 	--kunitconfig="$config" \
 	--build_dir="$kdir" --jobs="$JOBS" --make_options "CC=$cc" \
 	--qemu_args="$qemu_args" --timeout=1500 --json="$json" \
-	'i915_stall*') > "$log" 2>&1
+	"$suites") > "$log" 2>&1
 rc=$?
 tail -n 25 "$log"
 python3 "$top/scripts/kunit-results.py" "$json" "$kdir/test.log" "$name" > "$res"
