@@ -20,7 +20,9 @@ for p in "$top"/patches/*.patch; do
 	# python3-ply and python3-git from Debian, not another python3 on PATH.
 	out=$(cd "$KBASE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict --max-line-length=100 \
 		--no-summary-file --show-types "$p" 2>&1)
-	if echo "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks'; then
+	# a here-string, not a pipe: with pipefail, grep -q leaving early can
+	# fail the pipe by SIGPIPE (seen once in a cold run, on a clean patch)
+	if grep -q '^total: 0 errors, 0 warnings, 0 checks' <<< "$out"; then
 		echo "ok check-patches/$name" >> "$res"
 	else
 		echo "not ok check-patches/$name" >> "$res"
