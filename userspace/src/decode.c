@@ -283,7 +283,7 @@ static int check_v12(const struct stall_file *f, const unsigned char *p, const s
 		     uint64_t off, uint64_t n, struct diag *d)
 {
 	/* map_count <= map_max <= FMT_FRAME_FIRST_FLAG (checked) */
-	uint64_t start[FMT_FRAME_FIRST_FLAG], end[FMT_FRAME_FIRST_FLAG];
+	uint64_t start[FMT_FRAME_FIRST_FLAG], end[FMT_FRAME_FIRST_FLAG], fo;
 	uint32_t size;
 	unsigned int i, k;
 
@@ -318,6 +318,12 @@ static int check_v12(const struct stall_file *f, const unsigned char *p, const s
 					 "record %llu: map %u: start 0x%llx not below end 0x%llx",
 					 (unsigned long long)n, i, (unsigned long long)start[i],
 					 (unsigned long long)end[i]);
+		memcpy(&fo, m + FMT12_MAP_FILE_OFFSET, 8);
+		if (fo > UINT64_MAX - (end[i] - start[i]))
+			return diag_fail(d, moff + FMT12_MAP_FILE_OFFSET,
+					 "record %llu: map %u: file_offset 0x%llx + %llu bytes overflows 64 bits",
+					 (unsigned long long)n, i, (unsigned long long)fo,
+					 (unsigned long long)(end[i] - start[i]));
 		if (id_size > FMT12_BUILD_ID_LEN)
 			return diag_fail(d, moff + FMT12_MAP_BUILD_ID_SIZE,
 					 "record %llu: map %u: build_id_size %u exceeds %u",

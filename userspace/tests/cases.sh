@@ -365,6 +365,21 @@ t_ubsan_inputs() {
 	run 1 --offline -F svg "$W/o1.bin"
 }
 
+# ------------------------------------------------------------------ overflowing arithmetic
+
+# Issue 22 item 6: a file's realtime_offset_ns far below the running boot's
+# made live_verdict()'s difference of the two overflow: undefined, and gcc
+# -O2 dropped the check of it, took the file for one of this boot and used
+# the live maps of its pids (UBSan stops the reader).  Another boot, said
+# so; live maps not used.
+t_overflow_realtime_offset() {
+	printf 'header release=%s snapshot_ns=1 realtime_offset_ns=-9223372036854775808\nrec cpu=0 start=5 dur=1000 pid=1 tgid=1 u=0x10\n' \
+		"$(uname -r)" | mk "$W/ovf-rto.bin"
+	run 1 --kallsyms "$KS" "$W/ovf-rto.bin"
+	has "$W/err" "$W/ovf-rto.bin: written in another boot (or the clock changed since)"
+	has "$W/out" "    #0  0x0000000000000010 [unknown: other boot]"
+}
+
 # ------------------------------------------------------------------ caches and scale
 
 # Over the cache budget, entries are evicted one by one and every frame

@@ -1040,6 +1040,10 @@ t_bad_archive_maps() {
 	cp "$W/a.ar" "$W/b.ar"
 	dd if="$W/a.ar" of="$W/b.ar" bs=1 skip=1072 seek=1144 count=8 conv=notrunc 2>/dev/null
 	bad "$W/b.ar" 1144 "map 1: not sorted or overlapping"
+	# file offsets past 2^64 (issue 22 item 6); kept, a seed of the fuzzer
+	cp "$W/a.ar" "$W/pgoff-wrap.ar"; poke "$W/pgoff-wrap.ar" 1088 '\377\377\377\377\377\377\377\377'
+	bad "$W/pgoff-wrap.ar" 1088 "map 0: pgoff 0xffffffffffffffff + "
+	has "$W/err" " bytes overflows 64 bits"
 }
 
 # ------------------------------------------------------------------ diff
