@@ -35,7 +35,7 @@ static int open_common(struct stall_file *f, const char *name,
 		       struct diag *d, uint64_t *need)
 {
 	struct i915_stall_file_header *h = &f->hdr;
-	uint64_t tab_end, rec_end, emitted = 0;
+	uint64_t tab_end, rec_end, emitted = 0, seen = 0;
 	uint32_t i, min_hdr, min_rec;
 
 	memset(f, 0, sizeof(*f));
@@ -202,6 +202,22 @@ static int open_common(struct stall_file *f, const char *name,
 			goto err;
 		}
 		emitted += c->emitted;
+		/* The stalls the table says the kernel saw, recorded + dropped
+		 * over every CPU, must fit 64 bits: every lost count is a part
+		 * of it (overwritten + torn <= recorded, checked above), so
+		 * none of their sums can wrap to read as "no stalls lost". */
+		if (__builtin_add_overflow(seen, c->recorded, &seen)) {
+			diag_fail(d, base + off + COFF(recorded),
+			     "cpu %u: recorded %llu: the CPU table's counts of stalls overflow 64 bits",
+			     c->cpu, (unsigned long long)c->recorded);
+			goto err;
+		}
+		if (__builtin_add_overflow(seen, c->dropped, &seen)) {
+			diag_fail(d, base + off + COFF(dropped),
+			     "cpu %u: dropped %llu: the CPU table's counts of stalls overflow 64 bits",
+			     c->cpu, (unsigned long long)c->dropped);
+			goto err;
+		}
 		f->lost_overwritten += c->overwritten;
 		f->lost_torn += c->torn;
 		f->lost_dropped += c->dropped;
