@@ -63,6 +63,10 @@ static int parse_process(const unsigned char *p, uint64_t size, uint64_t off,
 		if (m->end <= m->start)
 			return diag_fail(d, eoff, "map %u: end 0x%" PRIx64 " not above start 0x%" PRIx64,
 				    i, m->end, m->start);
+		/* file offsets of the mapping: pgoff up to pgoff + its size */
+		if (m->pgoff > UINT64_MAX - (m->end - m->start))
+			return diag_fail(d, eoff + 16, "map %u: pgoff 0x%" PRIx64 " + %" PRIu64
+				    " bytes overflows 64 bits", i, m->pgoff, m->end - m->start);
 		if (i && m->start < pm->maps[i - 1].end)
 			return diag_fail(d, eoff, "map %u: not sorted or overlapping", i);
 		if (m->build_id_len > AR_BUILD_ID_MAX)

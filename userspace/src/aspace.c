@@ -140,9 +140,9 @@ static enum reason live_verdict(const struct stall_file *f)
 	if (h->snapshot_ns > now_ns(CLOCK_MONOTONIC))
 		return R_OTHER_BOOT;
 	now_off = (int64_t)(now_ns(CLOCK_REALTIME) - now_ns(CLOCK_MONOTONIC));
-	d = now_off > h->realtime_offset_ns ? now_off - h->realtime_offset_ns
-					    : h->realtime_offset_ns - now_off;
-	if (d < 0 || d > 1000000000)	/* d < 0: the subtraction overflowed */
+	/* realtime_offset_ns is the file's: any value, the difference checked */
+	if (__builtin_sub_overflow(now_off, h->realtime_offset_ns, &d) ||
+	    d < -1000000000 || d > 1000000000)
 		return R_OTHER_BOOT;
 	fixstr(anchor, h->kernel_anchor, I915_STALL_NAME_LEN);
 	if (*anchor && h->kernel_anchor_addr) {

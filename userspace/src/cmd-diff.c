@@ -151,7 +151,6 @@ static int load(struct dctx *d, struct capture *C, char *name, uint32_t k,
 		struct dtable *T)
 {
 	struct stall_file *f;
-	size_t i;
 
 	if (session_open(&C->S, &name, 1))
 		return -1;
@@ -170,11 +169,9 @@ static int load(struct dctx *d, struct capture *C, char *name, uint32_t k,
 	C->c.release = C->release;
 	C->c.device = C->device;
 	C->c.threshold_ns = f->hdr.threshold_ns;
-	for (i = 0; i < C->S.nfiles; i++) {
-		f = C->S.files[i];
-		C->c.seen += f->recorded + f->lost_dropped;
-		C->c.lost += file_lost(f);
-	}
+	/* the session's sums: session_open() refused any that overflows */
+	C->c.seen = C->S.seen;
+	C->c.lost = session_lost(&C->S);
 	obs_of(&C->all, &C->c.all);
 	free(C->all.d);
 	C->all.d = NULL;
@@ -373,7 +370,7 @@ int cmd_diff(struct opts *o)
 			};
 
 			for (i = 0; i < ncap; i++)
-				info.lost += session_lost(&C[i].S);
+				info.lost = add_sat(info.lost, session_lost(&C[i].S));
 			rc = svg_diff_write(&out, &fold[0], n_old, &fold[1], n_new, &info) ?
 				EXIT_FATAL : 0;
 		}

@@ -35,7 +35,7 @@ static int open_common(struct stall_file *f, const char *name,
 		       struct diag *d, uint64_t *need)
 {
 	struct i915_stall_file_header *h = &f->hdr;
-	uint64_t tab_end, rec_end, emitted = 0;
+	uint64_t tab_end, rec_end, emitted = 0, seen = 0;
 	uint32_t i, min_hdr, min_rec;
 
 	memset(f, 0, sizeof(*f));
@@ -207,6 +207,22 @@ static int open_common(struct stall_file *f, const char *name,
 			goto err;
 		}
 		emitted += c->emitted;
+		/* The stalls the table says the kernel saw, recorded + dropped
+		 * over every CPU, must fit 64 bits: every lost count is a part
+		 * of it (overwritten + torn <= recorded, checked above), so
+		 * none of their sums can wrap to read as "no stalls lost". */
+		if (__builtin_add_overflow(seen, c->recorded, &seen)) {
+			diag_fail(d, base + off + COFF(recorded),
+			     "cpu %u: recorded %llu: the CPU table's counts of stalls overflow 64 bits",
+			     c->cpu, (unsigned long long)c->recorded);
+			goto err;
+		}
+		if (__builtin_add_overflow(seen, c->dropped, &seen)) {
+			diag_fail(d, base + off + COFF(dropped),
+			     "cpu %u: dropped %llu: the CPU table's counts of stalls overflow 64 bits",
+			     c->cpu, (unsigned long long)c->dropped);
+			goto err;
+		}
 		f->lost_overwritten += c->overwritten;
 		f->lost_torn += c->torn;
 		f->lost_dropped += c->dropped;
@@ -288,7 +304,7 @@ static int check_v12(const struct stall_file *f, const unsigned char *p, const s
 		     uint64_t off, uint64_t n, struct diag *d)
 {
 	/* map_count <= map_max <= FMT_FRAME_FIRST_FLAG (checked) */
-	uint64_t start[FMT_FRAME_FIRST_FLAG], end[FMT_FRAME_FIRST_FLAG];
+	uint64_t start[FMT_FRAME_FIRST_FLAG], end[FMT_FRAME_FIRST_FLAG], fo;
 	uint32_t size;
 	unsigned int i, k;
 
@@ -323,6 +339,12 @@ static int check_v12(const struct stall_file *f, const unsigned char *p, const s
 					 "record %llu: map %u: start 0x%llx not below end 0x%llx",
 					 (unsigned long long)n, i, (unsigned long long)start[i],
 					 (unsigned long long)end[i]);
+		memcpy(&fo, m + FMT12_MAP_FILE_OFFSET, 8);
+		if (fo > UINT64_MAX - (end[i] - start[i]))
+			return diag_fail(d, moff + FMT12_MAP_FILE_OFFSET,
+					 "record %llu: map %u: file_offset 0x%llx + %llu bytes overflows 64 bits",
+					 (unsigned long long)n, i, (unsigned long long)fo,
+					 (unsigned long long)(end[i] - start[i]));
 		if (id_size > FMT12_BUILD_ID_LEN)
 			return diag_fail(d, moff + FMT12_MAP_BUILD_ID_SIZE,
 					 "record %llu: map %u: build_id_size %u exceeds %u",

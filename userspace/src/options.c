@@ -190,6 +190,26 @@ static int find_dashdash(int argc, char **argv, bool *diff)
 	return -1;
 }
 
+/*
+ * --help and -V: what they printed must have reached stdout, as coreutils'
+ * close_stdout() makes sure: a write error is an error (exit 2), not 0.
+ */
+static int stdout_close(void)
+{
+	int err;
+
+	errno = 0;
+	err = (fflush(stdout) || ferror(stdout)) ? (errno ? errno : EIO) : 0;
+	errno = 0;
+	if (fclose(stdout) && !err)
+		err = errno ? errno : EIO;
+	if (err) {
+		errx_("standard output: write error: %s", strerror(err));
+		return EXIT_FATAL;
+	}
+	return EXIT_OK;
+}
+
 static int find_cmd(const char *s)
 {
 	int k;
@@ -282,12 +302,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		case 'q': quiet = true; continue;
 		case 'h':
 			usage();
-			return EXIT_OK;
+			return stdout_close();
 		case 'V':
 			printf("i915-stalls %s (stall format %u.0 to %u.%u, archive format 1.1)\n",
 			       VERSION, I915_STALL_VERSION_MAJOR, I915_STALL_VERSION_MAJOR,
 			       FMT_MINOR_KNOWN);
-			return EXIT_OK;
+			return stdout_close();
 		}
 		/* long-only options, by name */
 		{
@@ -395,6 +415,13 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			errx_("diff OLD... -- NEW...: at least one capture on each side");
 			goto usage;
 		}
+		/* getopt_long() keeps a second "--" as an operand: a usage
+		 * error (abort), not a NEW capture that cannot be read (skip) */
+		for (i = 0; i < o->ninputs; i++)
+			if (!strcmp(o->inputs[i], "--")) {
+				errx_("diff OLD... -- NEW...: a second '--'");
+				goto usage;
+			}
 	}
 	/* the formats of other tools (export.h): stalls, not groups or a diff */
 	if ((o->fmt == F_PPROF && o->cmd != C_REPORT && o->cmd != C_SUMMARY) ||

@@ -184,6 +184,31 @@ static void input_free(struct input *in)
 
 /* ---------------------------------------------------------------- open */
 
+/*
+ * Count f's stalls in S's totals.  Each file's own sums fit 64 bits
+ * (decode.c); those of all the files of a session must too, else a sum of
+ * lost stalls could wrap to a small number, even 0.  -1 after a message
+ * naming f's CPU table.
+ */
+static int session_count(struct session *S, const struct stall_file *f)
+{
+	uint64_t seen;
+	struct diag d;
+
+	if (__builtin_add_overflow(S->seen, f->recorded, &seen) ||
+	    __builtin_add_overflow(seen, f->lost_dropped, &seen)) {
+		diag_fail(&d, f->base + f->hdr.cpu_table_offset,
+			  "the CPU table's counts of stalls, with those of the stall files before "
+			  "it, overflow 64 bits");
+		return diag_print(f->name, &d);
+	}
+	S->seen = seen;
+	S->lost_overwritten += f->lost_overwritten;
+	S->lost_torn += f->lost_torn;
+	S->lost_dropped += f->lost_dropped;
+	return 0;
+}
+
 /* Open every stall file of one buffer (concatenated files allowed). */
 static int open_stalls(struct session *S, struct input *in, const unsigned char *buf,
 		       size_t size, uint64_t base)
@@ -219,9 +244,8 @@ static int open_stalls(struct session *S, struct input *in, const unsigned char 
 		f->index = (int)S->nfiles;
 		S->files = xreallocarray(S->files, S->nfiles + 1, sizeof(*S->files));
 		S->files[S->nfiles++] = f;
-		S->lost_overwritten += f->lost_overwritten;
-		S->lost_torn += f->lost_torn;
-		S->lost_dropped += f->lost_dropped;
+		if (session_count(S, f))
+			return -1;
 		off += f->end;
 	}
 	return 0;
@@ -562,9 +586,8 @@ static int stream_input(struct session *S, const char *path, const struct filter
 		f->index = (int)S->nfiles;
 		S->files = xreallocarray(S->files, S->nfiles + 1, sizeof(*S->files));
 		S->files[S->nfiles++] = f;
-		S->lost_overwritten += f->lost_overwritten;
-		S->lost_torn += f->lost_torn;
-		S->lost_dropped += f->lost_dropped;
+		if (session_count(S, f))
+			goto out;
 		head(ctx, f);
 		stall_iter_init(&it, f);
 		for (i = 0; i < f->hdr.record_count; i++) {

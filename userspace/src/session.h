@@ -42,6 +42,10 @@ struct session {
 	size_t nfiles;
 	/* lost stalls over every stall file */
 	uint64_t lost_overwritten, lost_torn, lost_dropped;
+	/* stalls the kernel saw (recorded + dropped) over every stall file:
+	 * session_open() refuses inputs whose sum does not fit 64 bits, so
+	 * no lost count nor session_lost() can wrap */
+	uint64_t seen;
 };
 
 /* Load every input and open its stall files; 0, or -1 after a message. */

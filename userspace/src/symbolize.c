@@ -906,17 +906,26 @@ static void stamp_frames(const struct sent *s)
  */
 static void fp_slots(const struct srec *r, uint64_t *pos)
 {
-	uint64_t bp = r->user_bp, sp = r->user_sp, top = sp + r->snap_size;
+	uint64_t bp = r->user_bp, sp = r->user_sp, top, end;
 	unsigned int i;
 
 	for (i = 0; i < r->udepth; i++)
 		pos[i] = POS_UNKNOWN;
+	/* bp comes from the record, then from the snapshot: any value.  The
+	 * sums are checked, never wrapped (decode.c refuses a snapshot that
+	 * wraps; checked again here, where it is relied on). */
+	if (__builtin_add_overflow(sp, (uint64_t)r->snap_size, &top))
+		return;
 	for (i = 1; i < r->udepth; i++) {
 		uint64_t ret, next;
 
 		if (bp < sp || bp % 8)
 			return;
-		if (bp + 16 > top) {	/* left the snapshot upwards */
+		/* the frame [bp, bp + 16) past the top of the address space:
+		 * no frame, the rest is not known */
+		if (__builtin_add_overflow(bp, (uint64_t)16, &end))
+			return;
+		if (end > top) {	/* left the snapshot upwards */
 			for (; i < r->udepth; i++)
 				pos[i] = POS_ABOVE;
 			return;

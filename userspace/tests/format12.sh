@@ -243,6 +243,24 @@ t_v12_snapshot_exhausted() {
 		"[('fake_ioctl', False), ('b_wait', True)] snapshot exhausted"
 }
 
+# Issue 22 item 6: a user_bp within 16 bytes of 2^64 (aligned, above the
+# stack pointer) wrapped the frame-pointer walk's bp + 16 below the
+# snapshot's end: a read 2^64 - 16 bytes off (exit 139).  No frame lies
+# there: the walk's slots are unknown, none of its entries is joined after
+# the CFI frames.  Kept in $W, seeds of the fuzzer.
+t_v12_user_bp_wraps() {
+	local v
+	for v in 0xfffffffffffffff8 0xfffffffffffffff0; do
+		poke12 "$W/fp.bin" "$W/bp-wrap-$v.bin" $((R0 + 672)) 8 $v
+		run 0 --offline -F json "$W/bp-wrap-$v.bin"
+		eq "$(ustack_syms "$W/out") $(jq_ "$W/out" 'd["stalls"][0]["ustack_end"]["reason"], d["stalls"][0]["user_regs"]["bp"]')" \
+			"[('fake_ioctl', False), ('b_wait', True), ('a_submit', True)] snapshot exhausted $v"
+		run 0 --offline "$W/bp-wrap-$v.bin"
+		has "$W/out" "    [end: snapshot exhausted]"
+		eq "$(grep -c '^    #' "$W/out")" 3
+	done
+}
+
 # what the kernel may write when it cannot do better
 t_v12_tolerated() {
 	# no snapshot: the frame-pointer chain as recorded, nothing marked
@@ -303,6 +321,12 @@ t_v12_bad_input() {
 	poke12 "$W/fp.bin" "$W/b9.bin" $((m0 + 44)) 1 21
 	run 2 --offline "$W/b9.bin"
 	has "$W/err" "$W/b9.bin: offset $((m0 + 44)): record 0: map 0: build_id_size 21 exceeds 20"
+	# a file offset past 2^64 (issue 22 item 6)
+	local len0
+	len0=$(python3 -c "import sys; b=open(sys.argv[1],'rb').read(); print(int.from_bytes(b[$m0+8:$m0+16],'little') - int.from_bytes(b[$m0:$m0+8],'little'))" "$W/fp.bin")
+	poke12 "$W/fp.bin" "$W/b10.bin" $((m0 + 16)) 8 0xffffffffffffffff
+	run 2 --offline "$W/b10.bin"
+	has "$W/err" "$W/b10.bin: offset $((m0 + 16)): record 0: map 0: file_offset 0xffffffffffffffff + $len0 bytes overflows 64 bits"
 }
 
 # both_unwinders FILE OUT ARGS...: FILE read with the CFI walk from cached

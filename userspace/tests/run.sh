@@ -130,6 +130,23 @@ t_help() {
 	has "$W/out" "stall format 1.0 to 1.3"
 }
 
+# --help and -V into a full disk: a write error, exit 2, not 0
+# (issue 25 item 6), as every command's output
+t_help_write_error() {
+	local a rc
+	for a in --help -V "diff --help"; do
+		rc=0
+		# shellcheck disable=SC2086
+		"$BIN" $a > /dev/full 2> "$W/err" || rc=$?
+		eq "$rc" 2
+		eq "$(cat "$W/err")" "i915-stalls: standard output: write error: No space left on device"
+	done
+	# stdout closed
+	rc=0; "$BIN" -V >&- 2> "$W/err" || rc=$?
+	eq "$rc" 2
+	has "$W/err" "standard output: write error: "
+}
+
 t_usage() {
 	run 64 --bogus
 	has "$W/err" "Try 'i915-stalls --help'"
@@ -1040,6 +1057,10 @@ t_bad_archive_maps() {
 	cp "$W/a.ar" "$W/b.ar"
 	dd if="$W/a.ar" of="$W/b.ar" bs=1 skip=1072 seek=1144 count=8 conv=notrunc 2>/dev/null
 	bad "$W/b.ar" 1144 "map 1: not sorted or overlapping"
+	# file offsets past 2^64 (issue 22 item 6); kept, a seed of the fuzzer
+	cp "$W/a.ar" "$W/pgoff-wrap.ar"; poke "$W/pgoff-wrap.ar" 1088 '\377\377\377\377\377\377\377\377'
+	bad "$W/pgoff-wrap.ar" 1088 "map 0: pgoff 0xffffffffffffffff + "
+	has "$W/err" " bytes overflows 64 bits"
 }
 
 # ------------------------------------------------------------------ diff
@@ -1235,6 +1256,24 @@ t_diff_verdict_skip_reasons() {
 	run 64 --offline diff "$W/o0.bin"
 	: > "$W/bad.bin"
 	run 2 --offline diff "$W/o0.bin" "$W/bad.bin"
+}
+
+# A second "--" in a diff verdict is a usage error: abort (128), by the
+# man page's rule, not a NEW capture named "--" that cannot be read (skip,
+# 125); issue 25 item 6
+t_diff_second_dashdash() {
+	local i
+	for i in 0 1 2; do
+		cap "$W/o$i.bin" 1000
+		cap "$W/n$i.bin" 2000
+	done
+	run 1 --offline diff "$W"/o?.bin -- "$W"/n?.bin
+	run 128 --offline diff "$W"/o?.bin -- "$W/n0.bin" -- "$W/n1.bin" "$W/n2.bin"
+	eq "$(cat "$W/err")" "i915-stalls: diff OLD... -- NEW...: a second '--'
+Try 'i915-stalls --help'."
+	[ ! -s "$W/out" ] || { echo "stdout not empty"; return 1; }
+	run 128 --offline diff "$W"/o?.bin -- "$W"/n?.bin --
+	has "$W/err" "a second '--'"
 }
 
 # the known diff of tests/browser/cases/diff-*.folded, as stall files with
