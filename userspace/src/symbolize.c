@@ -959,7 +959,7 @@ static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *
 	c.end = UEND_NONE;	/* not the last record's: c is static */
 	c.end_addr = 0;
 	if (unwind)
-		dwfl_unwind(as, r, &c);
+		unwind_snapshot(as, r, &c);
 	else if ((r->flags & I915_STALL_F_COMPAT) && r->snap_size)
 		c.end = UEND_COMPAT;
 	if (c.n <= 1) {

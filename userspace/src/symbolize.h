@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * i915-stalls: the symbolization layer.  It turns a record's stacks into
- * symbolized frames (ksym.c for the kernel, usym.c/dwfl.c for user space)
- * and owns the caches that make a log of repeated stacks cheap: symbolized
- * frames by (address space, address), and whole stacks by (address space,
+ * symbolized frames (ksym.c for the kernel, aspace.c/dwfl.c for user space,
+ * unwind.c for the user frames CFI finds in a 1.2 stack snapshot) and owns
+ * the caches that make a log of repeated stacks cheap: symbolized frames by
+ * (address space, address), and whole stacks by (address space,
  * addresses).  A stack is cached the second time it is seen: one seen once
  * (distinct stacks) is made for its stall alone, of cached frames.
  *
@@ -21,6 +22,7 @@
 #include "frame.h"
 #include "ksym.h"
 #include "session.h"
+#include "unwind.h"
 #include "usym.h"
 
 #define SYM_BUDGET_DEFAULT_MB 128
