@@ -39,7 +39,6 @@ struct ucfi {
 	uint64_t end_addr;
 };
 void unwind_snapshot(struct aspace *as, const struct srec *r, struct ucfi *out);
-const char *uend_text(enum uend e);	/* NULL for UEND_NONE */
 
 /* ---- internal: aspace.c and dwfl.c ---- */
 void unwind_init(void);
