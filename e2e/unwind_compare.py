@@ -10,7 +10,7 @@ check.py runs it on the guest's format-1.3 files, it can be run by hand on
 out/e2e/test/guest/*.bin.  Each FILE, and variants of it written to WORK
 (every record's stack snapshot cut to each multiple of 8 bytes up to its
 size, and to 4 and 12; the stack pointer moved up over the same bytes by 8 to 128), is read
-with the walk from cached rules (userspace/src/dwfl.c) and with libdw's
+with the walk from cached rules (userspace/src/unwind.c) and with libdw's
 dwfl_getthread_frames() for every record (I915_STALLS_UNWIND=libdw):
 exit status, stdout and stderr (but the counts) must be the same.
 Prints "FILE: N records from the rule cache, M by libdw" per FILE, the

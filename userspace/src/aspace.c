@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "archive.h"
+#include "unwind.h"
 #include "usym.h"
 
 struct usym_opts usym_o;
@@ -45,6 +46,7 @@ void usym_init(const struct usym_opts *o)
 	A.other_boot.reason = R_OTHER_BOOT;
 	A.gone.reason = R_GONE;
 	dwfl_layer_init();
+	unwind_init();
 }
 
 static void space_free(struct aspace *as)
@@ -82,6 +84,7 @@ void usym_cleanup(void)
 			space_free(A.rt[i]);
 	free(A.rt);
 	free(A.lv);
+	unwind_end();
 	dwfl_layer_end();
 	memset(&A, 0, sizeof(A));
 }

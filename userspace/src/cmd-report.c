@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * i915-stalls report: every stall, sorted by time (text, JSON), or the
- * stalls folded into stacks (folded, SVG; summary shares these).
+ * i915-stalls report: every stall, sorted by time (text, JSON); folded,
+ * SVG and the formats of other tools are walked in cmd-export.c, which
+ * summary shares.
  *
  * Data flows one way: decode (session.c) -> symbolize (symbolize.c) ->
  * aggregate (aggregate.c, for folded and SVG) -> emit (fmt-*.c).
@@ -42,57 +43,6 @@ PREFETCH_INLINE void prefetch_ahead(const struct stall *st, size_t n, size_t i)
 		if (i + SYM_AHEAD_FIND < n)
 			sym_prefetch(&st[i + SYM_AHEAD_FIND], 2);
 	}
-}
-
-/* ---------------------------------------------------------------- folded */
-
-struct fold_ctx {
-	struct opts *o;
-	struct fagg *A;
-	struct sbuf line;
-	size_t n;
-};
-
-static int fold_one(void *ctx, const struct stall *s, const struct srec *r)
-{
-	struct fold_ctx *c = ctx;
-	struct sstall ss;
-	unsigned int depth;
-
-	sym_stall(s, r, &ss);
-	depth = fold_line(&c->line, &ss, c->o->root);
-	/* time in microseconds, rounded up: never 0 */
-	fagg_add(c->A, sb_str(&c->line), c->line.len, depth,
-		 c->o->weight == W_COUNT ? 1 : r->duration_ns / 1000 + (r->duration_ns % 1000 != 0));
-	c->n++;
-	return 0;
-}
-
-/* Folded or SVG output of every stall of S, in bounded memory: records are
- * walked in file order (no sort), folded lines spill past the budget. */
-int report_folded(struct opts *o, struct session *S, struct out *out)
-{
-	struct fagg A;
-	struct fold_ctx c = { .o = o, .A = &A };
-	int rc;
-
-	fagg_init(&A, o->sym.budget ? o->sym.budget : (size_t)SYM_BUDGET_DEFAULT_MB << 20);
-	rc = session_each(S, &o->F, fold_one, &sym_lookahead, &c);
-	if (!rc)
-		rc = fagg_finish(&A);
-	if (!rc && o->fmt == F_FOLDED) {
-		rc = folded_write(out, &A);
-	} else if (!rc) {
-		struct svg_info info = {
-			.title = "i915 stalls", .stalls = c.n, .lost = session_lost(S),
-			.unit = o->weight == W_COUNT ? "stalls" : "us",
-		};
-
-		rc = svg_write(out, &A, &info);
-	}
-	fagg_free(&A);
-	sb_free(&c.line);
-	return rc ? EXIT_FATAL : 0;
 }
 
 /* ---------------------------------------------------------------- stream */

@@ -120,84 +120,6 @@ static void sb_wall(struct sbuf *b, const struct sstall *ss)
 	sb_putc(b, 'Z');
 }
 
-static void block(struct sbuf *b, const struct sstack *st)
-{
-	static char head[100][8];	/* "    #N  ", N left-aligned in 2 columns */
-	unsigned int i, n;
-	char *p;
-
-	if (!head[0][0])
-		for (i = 0; i < 100; i++) {
-			memcpy(head[i], "    #", 5);
-			head[i][5] = (char)('0' + (i < 10 ? i : i / 10));
-			head[i][6] = i < 10 ? ' ' : (char)('0' + i % 10);
-			head[i][7] = ' ';
-		}
-	/* "    #N  ", then the frame's own "0x%016llx LABEL\n" (its
-	 * lines were fetched ahead when the stack was made: sym_stall()),
-	 * copied 32 bytes at a time (struct sframe's slack): room for all
-	 * the lines is made once */
-	if (!st)
-		return;
-	n = st->depth < 100 ? st->depth : 100;
-	sb_need(b, st->line_bytes + 8 * (size_t)n + SFRAME_LINE_SLACK);
-	p = b->p + b->len;
-	for (i = 0; i < n; i++) {
-		const struct sframe *f = st->frames[i];
-		size_t k;
-
-		memcpy(p, head[i], 8);
-		p += 8;
-		for (k = 0; k < f->line_len; k += SFRAME_LINE_SLACK)
-			memcpy(p + k, f->line + k, SFRAME_LINE_SLACK);
-		p += f->line_len;
-	}
-	b->len = (size_t)(p - b->p);
-	b->p[b->len] = 0;
-	for (; i < st->depth; i++) {	/* not in a record's depths; kept general */
-		sb_put(b, "    #", 5);
-		sb_dec(b, i, 0);
-		sb_putc(b, ' ');
-		sb_put(b, st->frames[i]->line, st->frames[i]->line_len);
-	}
-}
-
-/* "    [end: no CFI for 0x...]": why a 1.2 chain stops where CFI did */
-static void ustack_end_text(struct sbuf *b, const struct sstack *u)
-{
-	sb_puts(b, "    [end: ");
-	sb_puts(b, uend_text((enum uend)u->end));
-	if (u->end == UEND_NO_CFI || u->end == UEND_NO_MAP || u->end == UEND_ERROR) {
-		sb_putc(b, ' ');
-		sb_hex(b, u->end_addr);
-	}
-	sb_puts(b, "]\n");
-}
-
-/*
- * A stack's lines, and the end of a 1.2 chain: they depend on the stack
- * alone, so they are formatted once and kept with the cached stack
- * (sym_stack_keep_text()) for the next stalls that have it.
- */
-static void stack_text(struct sbuf *b, const struct sstack *st)
-{
-	const char *t;
-	size_t start, len;
-
-	if (!st)
-		return;
-	t = sym_stack_text(st, SYM_TEXT_REPORT, &len);
-	if (t) {
-		sb_put(b, t, len);
-		return;
-	}
-	start = b->len;
-	block(b, st);
-	if (st->end)
-		ustack_end_text(b, st);
-	sym_stack_keep_text(st, SYM_TEXT_REPORT, b->p + start, b->len - start);
-}
-
 void text_stall(struct out *o, const struct sstall *ss)
 {
 	const struct srec *r = ss->r;
@@ -288,7 +210,7 @@ void text_stall(struct out *o, const struct sstall *ss)
 	sb_puts(b, "  kernel stack:");
 	sb_puts(b, r->flags & I915_STALL_F_KSTACK_TRUNC ? " (truncated)\n" :
 		r->kdepth ? "\n" : " none\n");
-	stack_text(b, ss->k);
+	sym_stack_lines(b, ss->k);
 	if (r->flags & I915_STALL_F_KTHREAD)
 		sb_puts(b, "  user stack: none (kernel thread)\n");
 	else if (r->flags & I915_STALL_F_COMPAT)
@@ -301,7 +223,7 @@ void text_stall(struct out *o, const struct sstall *ss)
 		sb_puts(b, "  (no stack copy: the process is not dumpable)\n");
 	else if (ss->s->f->v13 && (r->flags & FMT_F_USTACK_NOLOCK))
 		sb_puts(b, "  (no stack copy: the mmap lock was held)\n");
-	stack_text(b, ss->u);
+	sym_stack_lines(b, ss->u);
 	sb_putc(b, '\n');
 	out_flush(o, false);
 }

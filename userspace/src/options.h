@@ -65,7 +65,5 @@ int cmd_report(struct opts *o);
 int cmd_summary(struct opts *o);
 int cmd_diff(struct opts *o);
 int cmd_record(struct opts *o);
-/* cmd-report.c: folded or SVG output of S (report and summary) */
-int report_folded(struct opts *o, struct session *S, struct out *out);
 
 #endif

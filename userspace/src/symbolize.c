@@ -852,7 +852,13 @@ static struct sent *sent_of(const struct sstack *st)
 	return (struct sent *)(void *)((char *)st - offsetof(struct sent, st));
 }
 
-const char *sym_stack_text(const struct sstack *st, unsigned int fmt, size_t *len)
+/*
+ * The text a stack's lines were made into, kept with the cached stack for
+ * the next stalls that have it (NULL when not kept: a stack seen once is
+ * not).  fmt tells the texts apart.
+ */
+enum { SYM_TEXT_REPORT = 1 };	/* fmt: the text report's lines */
+static const char *sym_stack_text(const struct sstack *st, unsigned int fmt, size_t *len)
 {
 	const struct sent *e = sent_of(st);
 
@@ -862,8 +868,8 @@ const char *sym_stack_text(const struct sstack *st, unsigned int fmt, size_t *le
 	return e->text;
 }
 
-void sym_stack_keep_text(const struct sstack *st, unsigned int fmt, const char *text,
-			 size_t len)
+static void sym_stack_keep_text(const struct sstack *st, unsigned int fmt, const char *text,
+				size_t len)
 {
 	struct sent *e = sent_of(st);
 
@@ -878,6 +884,80 @@ void sym_stack_keep_text(const struct sstack *st, unsigned int fmt, const char *
 	e->text_fmt = (uint8_t)fmt;
 	e->c.bytes += (uint32_t)len;
 	C.bytes += len;
+}
+
+static void block(struct sbuf *b, const struct sstack *st)
+{
+	static char head[100][8];	/* "    #N  ", N left-aligned in 2 columns */
+	unsigned int i, n;
+	char *p;
+
+	if (!head[0][0])
+		for (i = 0; i < 100; i++) {
+			memcpy(head[i], "    #", 5);
+			head[i][5] = (char)('0' + (i < 10 ? i : i / 10));
+			head[i][6] = i < 10 ? ' ' : (char)('0' + i % 10);
+			head[i][7] = ' ';
+		}
+	/* "    #N  ", then the frame's own "0x%016llx LABEL\n" (its
+	 * lines were fetched ahead when the stack was made: sym_stall()),
+	 * copied 32 bytes at a time (struct sframe's slack): room for all
+	 * the lines is made once */
+	if (!st)
+		return;
+	n = st->depth < 100 ? st->depth : 100;
+	sb_need(b, st->line_bytes + 8 * (size_t)n + SFRAME_LINE_SLACK);
+	p = b->p + b->len;
+	for (i = 0; i < n; i++) {
+		const struct sframe *f = st->frames[i];
+		size_t k;
+
+		memcpy(p, head[i], 8);
+		p += 8;
+		for (k = 0; k < f->line_len; k += SFRAME_LINE_SLACK)
+			memcpy(p + k, f->line + k, SFRAME_LINE_SLACK);
+		p += f->line_len;
+	}
+	b->len = (size_t)(p - b->p);
+	b->p[b->len] = 0;
+	for (; i < st->depth; i++) {	/* not in a record's depths; kept general */
+		sb_put(b, "    #", 5);
+		sb_dec(b, i, 0);
+		sb_putc(b, ' ');
+		sb_put(b, st->frames[i]->line, st->frames[i]->line_len);
+	}
+}
+
+/* "    [end: no CFI for 0x...]": why a 1.2 chain stops where CFI did */
+static void ustack_end_text(struct sbuf *b, const struct sstack *u)
+{
+	sb_puts(b, "    [end: ");
+	sb_puts(b, uend_text((enum uend)u->end));
+	if (u->end == UEND_NO_CFI || u->end == UEND_NO_MAP || u->end == UEND_ERROR) {
+		sb_putc(b, ' ');
+		sb_hex(b, u->end_addr);
+	}
+	sb_puts(b, "]\n");
+}
+
+/* A stack's lines, and the end of a 1.2 chain (symbolize.h) */
+void sym_stack_lines(struct sbuf *b, const struct sstack *st)
+{
+	const char *t;
+	size_t start, len;
+
+	if (!st)
+		return;
+	t = sym_stack_text(st, SYM_TEXT_REPORT, &len);
+	if (t) {
+		sb_put(b, t, len);
+		return;
+	}
+	start = b->len;
+	block(b, st);
+	if (st->end)
+		ustack_end_text(b, st);
+	sym_stack_keep_text(st, SYM_TEXT_REPORT, b->p + start, b->len - start);
 }
 
 static void stamp_frames(const struct sent *s)
@@ -968,7 +1048,7 @@ static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *
 	c.end = UEND_NONE;	/* not the last record's: c is static */
 	c.end_addr = 0;
 	if (unwind)
-		dwfl_unwind(as, r, &c);
+		unwind_snapshot(as, r, &c);
 	else if ((r->flags & I915_STALL_F_COMPAT) && r->snap_size)
 		c.end = UEND_COMPAT;
 	if (c.n <= 1) {
@@ -1175,4 +1255,17 @@ const char *reason_text(enum reason r)
 	};
 
 	return (unsigned int)r < R_COUNT ? t[r] : "?";
+}
+
+const char *uend_text(enum uend e)
+{
+	switch (e) {
+	case UEND_SNAPSHOT: return "snapshot exhausted";
+	case UEND_NO_CFI: return "no CFI for";
+	case UEND_NO_MAP: return "no mapping for";
+	case UEND_DEPTH: return "depth limit";
+	case UEND_ERROR: return "unwinding failed at";
+	case UEND_COMPAT: return "32-bit task, not unwound";
+	default: return NULL;
+	}
 }

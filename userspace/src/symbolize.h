@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * i915-stalls: the symbolization layer.  It turns a record's stacks into
- * symbolized frames (ksym.c for the kernel, usym.c/dwfl.c for user space)
- * and owns the caches that make a log of repeated stacks cheap: symbolized
- * frames by (address space, address), and whole stacks by (address space,
+ * symbolized frames (ksym.c for the kernel, aspace.c/dwfl.c for user space,
+ * unwind.c for the user frames CFI finds in a 1.2 stack snapshot) and owns
+ * the caches that make a log of repeated stacks cheap: symbolized frames by
+ * (address space, address), and whole stacks by (address space,
  * addresses).  A stack is cached the second time it is seen: one seen once
  * (distinct stacks) is made for its stall alone, of cached frames.
  *
@@ -21,6 +22,8 @@
 #include "frame.h"
 #include "ksym.h"
 #include "session.h"
+#include "strbuf.h"
+#include "unwind.h"
 #include "usym.h"
 
 #define SYM_BUDGET_DEFAULT_MB 128
@@ -68,6 +71,8 @@ struct sstack {
 	uint8_t end;			/* enum uend */
 	uint64_t end_addr;
 };
+/* An end's text ("no CFI for", ...); NULL for UEND_NONE */
+const char *uend_text(enum uend e);
 
 /* One stall, symbolized; valid until the next sym_stall(). */
 struct sstall {
@@ -102,15 +107,13 @@ extern bool sym_prefetching;
 extern const struct lookahead sym_lookahead;
 
 /*
- * The text an output format made of a stack of the last sym_stall(), kept
- * with the cached stack for the next stalls that have it: it depends on
- * the stack alone (its addresses, frames and end).  fmt tells the formats
- * apart.  NULL when not kept (a stack seen once is not).
+ * The text report's lines of a stack of the last sym_stall(), appended to
+ * b: "    #N  " and each frame's line, then why a 1.2 chain ends where it
+ * does.  They depend on the stack alone (its addresses, frames and end),
+ * so they are made once and kept with the cached stack for the next
+ * stalls that have it (a stack seen once is not kept).
  */
-enum { SYM_TEXT_REPORT = 1 };	/* fmt: the text report's lines (fmt-text.c) */
-const char *sym_stack_text(const struct sstack *st, unsigned int fmt, size_t *len);
-void sym_stack_keep_text(const struct sstack *st, unsigned int fmt, const char *text,
-			 size_t len);
+void sym_stack_lines(struct sbuf *b, const struct sstack *st);
 
 /* Frames left unresolved so far, over every sym_stall(). */
 extern unsigned long sym_unresolved;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ksym.h"
+#include "symtab.h"
 
 void symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name,
 		const char *module, uint8_t prio, bool copy)

@@ -55,7 +55,7 @@ static inline enum uframe_flag uframe_flag_of(const struct srec *r, uint8_t v)
 void usym_resolve(struct aspace *as, uint64_t addr, bool pc, enum uframe_flag fl,
 		  struct frame *out);
 
-/* ---- internal: aspace.c and dwfl.c ---- */
+/* ---- internal: aspace.c, dwfl.c and unwind.c ---- */
 
 /* One instance of a file mapped in an address space. */
 struct umod {
@@ -91,10 +91,10 @@ struct aspace {
 	unsigned char *rec_maps;
 	uint16_t rec_nmaps;
 	bool rec_full;			/* the record had F_MAPS_FULL */
-	bool attached;			/* dwfl.c: dwfl_attach_state() done */
+	bool attached;			/* unwind.c: dwfl_attach_state() done */
 	bool all_reported;		/* dwfl.c: every module reported (to unwind) */
-	signed char cfi_fast;		/* dwfl.c: 0 unknown, 1 the cache may unwind, -1 not */
-	struct cfi_cache *cfi;		/* dwfl.c: CFI rules by address, while the Dwfl is open */
+	signed char cfi_fast;		/* unwind.c: 0 unknown, 1 the cache may unwind, -1 not */
+	struct cfi_cache *cfi;		/* unwind.c: CFI rules by address, while the Dwfl is open */
 	void *dwfl;			/* Dwfl, while open */
 	struct aspace *lru_prev, *lru_next;	/* spaces with an open Dwfl */
 };
@@ -106,35 +106,10 @@ void dwfl_layer_end(void);
 void dwfl_space_close(struct aspace *as);
 void dwfl_resolve(struct aspace *as, struct umod *m, uint64_t addr, uint64_t a,
 		  struct frame *out);
+/* for unwind.c: the space's Dwfl with every module reported, or NULL */
+struct Dwfl;
+struct Dwfl *dwfl_space_all(struct aspace *as);
 
-/*
- * The snapshot unwound with CFI (dwfl.c): frames innermost first, the
- * first one user_ip.  sp[i] is the stack pointer in frame i (the CFA of
- * frame i - 1); the return address of frame i >= 1 was read at
- * sp[i] - 8.  end tells why the walk stopped, end_addr the PC it stopped
- * at.
- */
-enum uend {
-	UEND_NONE,		/* the outermost frame (no return address) */
-	UEND_SNAPSHOT,		/* the next frame lies past the snapshot */
-	UEND_NO_CFI,		/* no CFI covers end_addr */
-	UEND_NO_MAP,		/* end_addr is in no mapping with a file */
-	UEND_DEPTH,		/* USTACK_CFI_MAX frames */
-	UEND_ERROR,		/* libdw could not unwind from end_addr */
-	UEND_COMPAT,		/* a 32-bit task: not unwound */
-	UEND_COUNT
-};
-#define USTACK_CFI_MAX 64
-struct ucfi {
-	unsigned int n;
-	uint64_t pc[USTACK_CFI_MAX];
-	uint64_t sp[USTACK_CFI_MAX];
-	bool activation[USTACK_CFI_MAX];
-	enum uend end;
-	uint64_t end_addr;
-};
-void dwfl_unwind(struct aspace *as, const struct srec *r, struct ucfi *out);
-const char *uend_text(enum uend e);	/* NULL for UEND_NONE */
 /* demangle.c: the demangled C++ name, or raw (a static buffer: copy it) */
 const char *demangle(const char *raw);
 

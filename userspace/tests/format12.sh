@@ -330,7 +330,7 @@ t_v12_bad_input() {
 }
 
 # both_unwinders FILE OUT ARGS...: FILE read with the CFI walk from cached
-# rules (dwfl.c) and with libdw's own for every record
+# rules (unwind.c) and with libdw's own for every record
 # (I915_STALLS_UNWIND=libdw): the same exit status, stdout (kept in OUT)
 # and stderr but for the counts, which go to $W/counts
 both_unwinders() {
