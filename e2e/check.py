@@ -444,6 +444,10 @@ def check_vk_stall(name, st, cs, vk_pid, hz):
 TRACE_LINE = re.compile(r"^\s*(?P<comm>.*)-(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?:\S+\s+)?"
                         r"(?P<ts>\d+\.\d+): (?P<event>\w+): (?P<args>.*)$")
 OUTCOMES = {"completed": 0, "timedout": 1, "interrupted": 2, "error": 3}
+# the log's probes and the trace's run one after the other on the same
+# tracepoint, the trace's times are in microseconds, and TCG is slow: a
+# record's start and end and the events' times agree within 20 ms
+TRACE_SLACK_NS = 20_000_000
 
 
 def trace_events(path):
@@ -484,7 +488,8 @@ def check_vk_trace(g, st):
     """Issue 23: the tracepoints beside the log.  Each record has exactly one
     i915:i915_stall event with its fields, on its thread, fired when the wait
     ended (trace clock mono = the log's CLOCK_MONOTONIC, microseconds), and
-    exactly one drm_syncobj_wait_begin/end pair on its thread around it; with
+    exactly one drm_syncobj_wait_begin/end pair on its thread at its start and
+    end (within TRACE_SLACK_NS); with
     the log disabled, the same client gives the same syncobj pairs, no
     i915_stall event and no record."""
     setup = read(os.path.join(g, "trace-setup.txt"))
@@ -510,11 +515,11 @@ def check_vk_trace(g, st):
         if len(m) != 1:
             why.append(f"record tid {r['tid']} {want}: {len(m)} i915_stall events; "
                        f"events of the thread: {[e for e in stall_ev if e['tid'] == r['tid']]}")
-        elif not 0 <= m[0]["ts_ns"] + 1000 - end <= SLACK_HIGH_NS:
+        elif not -TRACE_SLACK_NS <= m[0]["ts_ns"] - end <= SLACK_HIGH_NS:
             why.append(f"record tid {r['tid']} ended at {end}, its event at {m[0]['ts_ns']}")
         p = [(b, e) for b, e in pairs if b["tid"] == r["tid"] and
-             b["ts_ns"] <= r["start_ns"] + 1000 and e["ts_ns"] + 1000 >= end and
-             e["ts_ns"] - b["ts_ns"] <= r["duration_ns"] + SLACK_HIGH_NS]
+             abs(b["ts_ns"] - r["start_ns"]) <= TRACE_SLACK_NS and
+             abs(e["ts_ns"] - end) <= TRACE_SLACK_NS]
         if len(p) != 1:
             why.append(f"record tid {r['tid']} [{r['start_ns']}, {end}]: {len(p)} syncobj "
                        f"begin/end pairs around it")
@@ -522,10 +527,11 @@ def check_vk_trace(g, st):
             b, e = p[0]
             flags = sum(bit for bit, n in SYNC_NAMES if n in r["sync_flags"]) & 0xf
             tl = "1" if r["site"] == "syncobj_timeline_wait" else "0"
-            if (b.get("count"), int(b.get("flags", "-1"), 16), b.get("timeline"), e.get("ret")) != \
-                    (str(r["fence_count"]), flags, tl, "0"):
+            # ret: the jiffies left once the fences signalled (>= 0)
+            if (b.get("count"), int(b.get("flags", "-1"), 16), b.get("timeline")) != \
+                    (str(r["fence_count"]), flags, tl) or int(e.get("ret", "-1")) < 0:
                 why.append(f"record tid {r['tid']}: begin {b}, end {e}; want count "
-                           f"{r['fence_count']} flags {flags:#x} timeline {tl} ret 0")
+                           f"{r['fence_count']} flags {flags:#x} timeline {tl} ret >= 0")
     if len(stall_ev) != len(st):
         why.append(f"{len(stall_ev)} i915_stall events for {len(st)} records")
     check("vk-trace-matches-log", not why and not bad and len(st) == 5,
