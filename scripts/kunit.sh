@@ -38,6 +38,9 @@ elif [ "${1:-}" = up ]; then
 	suites='i915_stall_user*'
 	smp=1
 fi
+# the series' .kunitconfig, under the project's; not under up's (it sets SMP)
+base=--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig
+[ "$name" = kunit-up ] && base=
 kdir=$BUILD/$name
 json=$OUT/$name.json
 log=$OUT/$name.out
@@ -62,7 +65,7 @@ rm -f "$json"
 mkdir -p "$BUILD"	# kunit.py makes only the last level of --build_dir
 echo "$name: building and booting in $kdir (log $log)"
 (cd "$KBASE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
-	--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig \
+	${base:+"$base"} \
 	--kunitconfig="$config" \
 	--build_dir="$kdir" --jobs="$JOBS" --make_options "CC=$cc" \
 	--qemu_args="$qemu_args" --timeout=1500 --json="$json" \
