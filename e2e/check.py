@@ -547,18 +547,17 @@ def check_vk_trace(g, st):
     opairs, obad = syncobj_pairs(off)
     lines = jsonl(os.path.join(g, "client-vkoff.jsonl")) or []
     otids = {l["tid"] for l in lines if l.get("event") == "stall"}
+    ostall = [e for e in off if e["event"] == "i915_stall"]
     try:
-        with open(os.path.join(g, "stalls-vk-off.bin"), "rb") as f:
-            nrec = struct.unpack_from("<Q", f.read(56), 48)[0]
-    except (OSError, struct.error) as e:
+        nrec = len(raw_records(os.path.join(g, "stalls-vk-off.bin")))
+    except (OSError, ValueError, struct.error) as e:
         nrec = f"unreadable: {e}"
     check("vk-trace-log-disabled",
           len(otids) == 2 and len(opairs) == len(pairs) and not obad and nrec == 0 and
-          {b["tid"] for b, _ in opairs} == otids and
-          not [e for e in off if e["event"] == "i915_stall"],
+          {b["tid"] for b, _ in opairs} == otids and not ostall,
           f"{len(opairs)} syncobj pairs (with the log: {len(pairs)}), threads "
           f"{sorted({b['tid'] for b, _ in opairs})} want {sorted(otids)}, {nrec} records, "
-          f"{len([e for e in off if e['event'] == 'i915_stall'])} i915_stall events; {obad}")
+          f"{len(ostall)} i915_stall events; {obad}")
 
 
 def check_vkapp(g, R, hz):

@@ -77,7 +77,9 @@ static int open_common(struct stall_file *f, const char *name,
 		h->header_size = hs;
 	}
 	f->v11 = h->version_minor >= 1;
-	if (f->v11)
+	/* 1.0 has no such field; 1.3's writer keeps it 0, counting none */
+	f->has_unattributed = f->v11 && h->version_minor < 3;
+	if (f->has_unattributed)
 		memcpy(&f->unattributed, buf + FMT11_HDR_UNATTRIBUTED, 8);
 	if (h->record_size < min_rec || h->record_size > MAX_RECORD_SIZE ||
 	    h->record_size % 8)

@@ -86,9 +86,9 @@ static void json_inputs(struct out *o, const struct session *S)
 			  (uint64_t)h->threshold_ns, h->slots_per_cpu, (uint64_t)h->snapshot_ns,
 			  (int64_t)h->realtime_offset_ns, (uint64_t)h->record_count);
 		json_lost(b, f->lost_overwritten, f->lost_torn, f->lost_dropped);
-		if (f->v11 && !f->v13)
+		if (f->has_unattributed)
 			sb_printf(b, ",\"unattributed\":%" PRIu64, f->unattributed);
-		else	/* 1.0 has none; 1.3's writer counts none */
+		else	/* unknown: 1.0, 1.3 */
 			sb_puts(b, ",\"unattributed\":null");
 		sb_printf(b, ",\"kernel_addresses_hidden\":%s", f->kaddr_hidden ? "true" : "false");
 		sb_puts(b, ",\"cpus\":[");

@@ -34,8 +34,7 @@ void text_input(struct out *o, const struct stall_file *f)
 			  f->lost_overwritten, f->lost_torn, f->lost_dropped, f->recorded);
 	else
 		sb_puts(b, "# no stalls lost\n");
-	/* 1.3's writer counts none: unknown, not 0 */
-	if (f->v11 && !f->v13)
+	if (f->has_unattributed)
 		sb_printf(b, "# %" PRIu64 " unattributed waits (of no known device, since boot)\n",
 			  f->unattributed);
 	if (f->kaddr_hidden)

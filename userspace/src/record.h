@@ -34,7 +34,8 @@ struct stall_file {
 	bool v13;		/* minor >= 3: 1.3's flags and FRAME_CHANGED */
 	bool kaddr_hidden;	/* 1.3: FMT_H_KADDR_HIDDEN, kernel addresses zeroed */
 	uint8_t frame_first;	/* 1.2: ustack_map values from it on are FMT_FRAME_* */
-	uint64_t unattributed;	/* 1.1: header's unattributed, else 0 */
+	bool has_unattributed;	/* 1.1, 1.2: the header counts unattributed waits */
+	uint64_t unattributed;	/* then that count, else 0 */
 	uint32_t map_max, snapshot_max;	/* 1.2: per record, else 0 */
 	uint32_t maps_offset, ustack_offset;	/* 1.2: in a record */
 	struct i915_stall_cpu_entry *cpus; /* cpu_count entries, copied */
