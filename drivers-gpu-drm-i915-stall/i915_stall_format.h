@@ -16,6 +16,15 @@
  * the log was set to.  Records are grouped by CPU in
  * ascending CPU order and, within a CPU, ordered oldest first (by seq).
  *
+ * Since 1.4 the file also holds the log's submit records, one for each
+ * request user space submitted while the log was enabled: cpu_count
+ * CPU entries of their own rings at submit_cpu_table_offset, then
+ * submit_record_count records of submit_record_size bytes at
+ * submit_records_offset.  A submit record is laid out as a stall record
+ * with no stack snapshot (site I915_STALL_SITE_SUBMIT).  Both lie between
+ * the CPU table and records_offset, where a reader of an older minor does
+ * not look.
+ *
  * Compatibility: a reader accepts any file whose version_major it knows.  A
  * newer version_minor may only append fields, so header_size, cpu_entry_size
  * and record_size may be larger than the structures below; a reader uses the
@@ -37,7 +46,7 @@
 #define I915_STALL_MAGIC		"I915STL\n"
 #define I915_STALL_MAGIC_LEN		8
 #define I915_STALL_VERSION_MAJOR	1
-#define I915_STALL_VERSION_MINOR	3
+#define I915_STALL_VERSION_MINOR	4
 
 #define I915_STALL_KSTACK_MAX		32
 #define I915_STALL_USTACK_MAX		32
@@ -56,6 +65,7 @@ enum i915_stall_site {
 	I915_STALL_SITE_FENCE = 4,		/* bind, unbind or foreign fence */
 	I915_STALL_SITE_SYNCOBJ = 5,		/* DRM_IOCTL_SYNCOBJ_WAIT */
 	I915_STALL_SITE_SYNCOBJ_TIMELINE = 6,	/* DRM_IOCTL_SYNCOBJ_TIMELINE_WAIT */
+	I915_STALL_SITE_SUBMIT = 7,		/* 1.4: a submit record, not a stall */
 	I915_STALL_SITE_TEST = 15,		/* KUnit */
 };
 
@@ -75,6 +85,8 @@ static inline const char *i915_stall_site_name(unsigned int site)
 		return "syncobj_wait";
 	case I915_STALL_SITE_SYNCOBJ_TIMELINE:
 		return "syncobj_timeline_wait";
+	case I915_STALL_SITE_SUBMIT:
+		return "submit";
 	case I915_STALL_SITE_TEST:
 		return "test";
 	default:
@@ -105,6 +117,8 @@ enum i915_stall_outcome {
 #define I915_STALL_F_USTACK_NODUMP	0x800 /* 1.3: not dumpable: no stack bytes, no registers */
 #define I915_STALL_F_USTACK_NOLOCK	0x1000 /* 1.3: mmap lock taken: no stack bytes */
 #define I915_STALL_F_MAPS_CHANGED	0x2000 /* 1.3: a frame's mapping changed near the stall */
+#define I915_STALL_F_SUBMITTED		0x4000 /* 1.4: the awaited request has a submit record */
+#define I915_STALL_F_AHEAD		0x8000 /* 1.4: @ahead valid */
 
 /*
  * struct i915_stall_record.ustack_map[i], 1.2: the index of the entry of
@@ -127,6 +141,8 @@ enum i915_stall_outcome {
 #define I915_STALL_SYNC_UNSUBMITTED	0x100 /* a fence did not exist yet when the wait slept */
 
 #define I915_STALL_ENGINE_NONE		0xff
+/* 1.4: struct i915_stall_record.ahead when there were more than it counts */
+#define I915_STALL_AHEAD_MANY		0xffff
 #define I915_STALL_TIMEOUT_NONE		(~(__u64)0)
 
 /*
@@ -168,7 +184,7 @@ struct i915_stall_record {
 	/* 1.2 */
 	__u32 ustack_size;	/* bytes of user stack saved from user_sp up */
 	__u16 map_count;	/* entries of the record's maps[] in use */
-	__u16 pad1;
+	__u16 ahead;		/* 1.4: requests ahead of the awaited one, if F_AHEAD */
 	__u64 user_ip;		/* the user registers at kernel entry, if F_USER_REGS */
 	__u64 user_sp;
 	__u64 user_bp;
@@ -264,6 +280,12 @@ struct i915_stall_file_header {
 	__u32 ustack_snapshot_max; /* bytes of user stack snapshot in each record */
 	__u32 maps_offset;	/* offset of maps[] in a record */
 	__u32 ustack_offset;	/* offset of the user stack snapshot in a record */
+	/* 1.4 */
+	__u64 submit_cpu_table_offset; /* file offset of the submit rings' CPU table */
+	__u64 submit_records_offset; /* file offset of the first submit record */
+	__u64 submit_record_count; /* submit records in the file */
+	__u32 submit_record_size; /* bytes of each submit record: no stack snapshot */
+	__u32 submit_slots_per_cpu; /* submit ring size per CPU, in records */
 };
 
 /* Every size and offset is ABI; C11 static_assert needs a message. */
@@ -301,7 +323,7 @@ I915_STALL_LAYOUT(i915_stall_record, fence_count, 640);
 I915_STALL_LAYOUT(i915_stall_record, sync_flags, 644);
 I915_STALL_LAYOUT(i915_stall_record, ustack_size, 648);
 I915_STALL_LAYOUT(i915_stall_record, map_count, 652);
-I915_STALL_LAYOUT(i915_stall_record, pad1, 654);
+I915_STALL_LAYOUT(i915_stall_record, ahead, 654);
 I915_STALL_LAYOUT(i915_stall_record, user_ip, 656);
 I915_STALL_LAYOUT(i915_stall_record, user_sp, 664);
 I915_STALL_LAYOUT(i915_stall_record, user_bp, 672);
@@ -326,7 +348,7 @@ I915_STALL_LAYOUT(i915_stall_cpu_entry, dropped, 32);
 I915_STALL_LAYOUT(i915_stall_cpu_entry, cpu, 40);
 I915_STALL_LAYOUT(i915_stall_cpu_entry, flags, 44);
 
-static_assert(sizeof(struct i915_stall_file_header) == 312, "size of i915_stall_file_header");
+static_assert(sizeof(struct i915_stall_file_header) == 344, "size of i915_stall_file_header");
 I915_STALL_LAYOUT(i915_stall_file_header, magic, 0);
 I915_STALL_LAYOUT(i915_stall_file_header, version_major, 8);
 I915_STALL_LAYOUT(i915_stall_file_header, version_minor, 10);
@@ -359,5 +381,10 @@ I915_STALL_LAYOUT(i915_stall_file_header, map_max, 296);
 I915_STALL_LAYOUT(i915_stall_file_header, ustack_snapshot_max, 300);
 I915_STALL_LAYOUT(i915_stall_file_header, maps_offset, 304);
 I915_STALL_LAYOUT(i915_stall_file_header, ustack_offset, 308);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_cpu_table_offset, 312);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_records_offset, 320);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_record_count, 328);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_record_size, 336);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_slots_per_cpu, 340);
 
 #endif /* __I915_STALL_FORMAT_H__ */
