@@ -29,6 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_pie import check_pie  # noqa: E402
+from check_wl import check_wlsync  # noqa: E402
 
 SLACK_HIGH_NS = 250_000_000
 MAIN_CHAIN = ["gpu_wait", "wait_for_gpu", "submit_batch", "render_frame", "main"]
@@ -357,15 +358,15 @@ def check_compat(g, rootfs):
 
 
 def raw_sync(path):
-    """(record_size, [(tid, site, fence_count, sync_flags)]) of a 1.3 file,
+    """(record_size, [(tid, site, fence_count, sync_flags)]) of a 1.4 file,
     decoded here from the layout, without the reader."""
     b = open(path, "rb").read()
     if b[:8] != b"I915STL\n":
         raise ValueError(f"{path}: bad magic")
     major, minor, hsize, rec_size = struct.unpack_from("<HHII", b, 8)
     off, count = struct.unpack_from("<QQ", b, 40)
-    if (major, minor) != (1, 3) or rec_size < 712:
-        raise ValueError(f"{path}: format {major}.{minor}, record_size {rec_size}: not 1.3")
+    if (major, minor) != (1, 4) or rec_size < 712:
+        raise ValueError(f"{path}: format {major}.{minor}, record_size {rec_size}: not 1.4")
     out = []
     for i in range(count):
         r = off + i * rec_size
@@ -596,7 +597,7 @@ def check_vkapp(g, R, hz):
         return
     inp = j["inputs"][0]
     # 1.3: unattributed no longer counted (unknown), addresses shown to root
-    check("vk-header-1.3", inp["version"] == "1.3" and inp["unattributed"] is None and
+    check("vk-header-1.4", inp["version"] == "1.4" and inp["unattributed"] is None and
           inp["kernel_addresses_hidden"] is False,
           f"version {inp['version']}, unattributed {inp['unattributed']}, "
           f"kernel_addresses_hidden {inp.get('kernel_addresses_hidden')}")
@@ -760,7 +761,7 @@ def main():
         hdr = catj["inputs"][0]
         check("cat-file-header", hdr["enabled"] is True and hdr["threshold_ns"] == 1_000_000
               and hdr["records"] == 7 and catj["lost"]["total"] == 0 and
-              hdr["version"] == "1.3" and hdr["unattributed"] is None and
+              hdr["version"] == "1.4" and hdr["unattributed"] is None and
               hdr["kernel_addresses_hidden"] is False, json.dumps(hdr)[:2000])
         check("record-rc", (read(os.path.join(g, "all-record.rc")) or "").strip() == "0",
               read(os.path.join(g, "all-record.err")))
@@ -876,6 +877,7 @@ def main():
     check_compat(g, a.rootfs)
     check_vkapp(g, R, a.hz)
     check_pie(g, R, a.rootfs, check, read, jsonl, match, describe)
+    check_wlsync(g, R, a.work, check, read, jsonl)
 
     # the reader's CFI walk from cached rules against libdw's own, on the
     # guest's records and variants of them (unwind_compare.py): vkapp's five

@@ -42,8 +42,8 @@ def records(b):
     """The record offsets, snapshot offset and sizes of a 1.2 or 1.3 file (same layout)."""
     major, minor, _, rec_size = struct.unpack_from("<HHII", b, 8)
     off, count = struct.unpack_from("<QQ", b, 40)
-    if (major, minor) not in ((1, 2), (1, 3)):
-        raise ValueError(f"format {major}.{minor}, not 1.2 or 1.3")
+    if (major, minor) not in ((1, 2), (1, 3), (1, 4)):
+        raise ValueError(f"format {major}.{minor}, not 1.2 to 1.4")
     snap_off, = struct.unpack_from("<I", b, 308)
     return [off + i * rec_size for i in range(count)], snap_off
 

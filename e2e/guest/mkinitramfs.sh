@@ -25,7 +25,7 @@ if [ ! -x "$busybox" ] || ! { ldd "$busybox" 2>&1 || true; } | grep -q 'not a dy
 fi
 for f in "$client/gpu-demo" "$client/libgpu.so" "$client/vkapp" "$client/libvkloader.so" \
 	"$client/libvkdrv.so" "$client/stallpie-fp/stallpie" "$client/stallpie-nofp/stallpie" \
-	"$client/stallpie-v2/libstallio.so" "$reader"; do
+	"$client/stallpie-v2/libstallio.so" "$client/wlsync" "$reader"; do
 	[ -x "$f" ] || [ -f "$f" ] || { echo "mkinitramfs: missing $f" >&2; exit 1; }
 done
 
@@ -45,7 +45,7 @@ for n in 1 2 3; do
 	install -m 0755 "$client/libbenchdeep$n.so" "$root/opt/gpu-demo/libbenchdeep$n.so"
 done
 install -m 0755 "$client/gpu-demo32" "$root/opt/gpu-demo/gpu-demo32"
-for f in vkapp libvkloader.so libvkdrv.so; do
+for f in vkapp libvkloader.so libvkdrv.so wlsync; do
 	install -m 0755 "$client/$f" "$root/opt/gpu-demo/$f"
 done
 # stallpie (issue 12): each build in its own directory, and a third copy

@@ -241,6 +241,18 @@ run_test() {
 	i915-stalls report --format=json "$out/stalls-pie.bin" > "$out/pie-guest.json" 2> "$out/pie-guest.err"
 	echo $? > "$out/pie-guest.rc"
 	i915-stalls report "$out/stalls-pie.bin" > "$out/pie-guest.txt" 2>> "$out/pie-guest.err"
+
+	# 12. who submitted the work a stall waited for (issue 24): wlsync's
+	#     compositor waits on its client's fences, passed over a Unix
+	#     socket, while a busy client's work is queued ahead of the first;
+	#     all three have exited before the cat
+	ctl i915_stalls_clear 1 || return 1
+	wlsync > "$out/wlsync.jsonl" 2> "$out/wlsync.err"
+	echo $? > "$out/wlsync.rc"
+	cat "$D/i915_stalls" > "$out/stalls-wl.bin" || return 1
+	i915-stalls report --format=json "$out/stalls-wl.bin" > "$out/wl-guest.json" 2> "$out/wl-guest.err"
+	echo $? > "$out/wl-guest.rc"
+	i915-stalls report "$out/stalls-wl.bin" > "$out/wl-guest.txt" 2>> "$out/wl-guest.err"
 	return 0
 }
 
