@@ -877,7 +877,7 @@ def main():
     check_compat(g, a.rootfs)
     check_vkapp(g, R, a.hz)
     check_pie(g, R, a.rootfs, check, read, jsonl, match, describe)
-    check_wlsync(g, R, a.work, check, read, jsonl)
+    check_wlsync(g, R, a.work, a.hz, check, read, jsonl)
 
     # the reader's CFI walk from cached rules against libdw's own, on the
     # guest's records and variants of them (unwind_compare.py): vkapp's five
