@@ -127,8 +127,25 @@
  *     still odd for the record it expects.
  *   - stall_log_set_enabled:A (smp_store_release of enabled) orders the
  *     rings the enable allocated before the flag, and pairs with
- *     stall_record:A (smp_load_acquire of enabled): a writer that sees the
- *     log enabled sees its rings.
+ *     stall_record:A and i915_stall_record_submit:A (smp_load_acquire of
+ *     enabled): a writer that sees the log enabled sees its rings.
+ *
+ * Submit records
+ * --------------
+ * A stall names the request it waited for; who submitted that request,
+ * from which code, and how long before, is in a submit record.  While the
+ * log is enabled, each request a user task submits gets one, in a second
+ * set of per-CPU rings of the same kind (so a busy submitter never pushes
+ * stalls out, and lost submit records are counted as lost stalls are),
+ * and its fence is flagged (I915_FENCE_FLAG_STALL_SUBMIT).  A submit
+ * record holds the submitter, the time, the engine, the fence and the
+ * frame-pointer chain of the user stack with the identity of its code: no
+ * kernel stack and no stack snapshot, so it is made in its slot, with
+ * preemption disabled, at the cost of the walk.  A stall on a flagged
+ * request says so (F_SUBMITTED), and how many requests were ahead of it on
+ * its engine when the wait began (F_AHEAD).  The reader joins the two by
+ * fence: the join is not the kernel's, so the submit path stays a ring
+ * write, and a submit record that is gone is known to be gone.
  *
  * Control
  * -------
@@ -312,6 +329,7 @@ void i915_stall_log_destroy(struct i915_stall_log *log)
 	synchronize_rcu();
 	stall_ident_destroy(log->ident);
 	stall_rings_free(rcu_dereference_protected(log->rings, true));
+	stall_rings_free(rcu_dereference_protected(log->submits, true));
 	mutex_destroy(&log->lock);
 	kfree(log);
 }
@@ -439,7 +457,10 @@ static noinline void stall_fill(const struct i915_stall_rings *rings,
 
 	/* What the wait site captured at wait entry, and only that. */
 	s->flags = w->flags & (I915_STALL_F_FENCE | I915_STALL_F_ENGINE |
-			       I915_STALL_F_OWNER);
+			       I915_STALL_F_OWNER | I915_STALL_F_SUBMITTED |
+			       I915_STALL_F_AHEAD);
+	if (s->flags & I915_STALL_F_AHEAD)
+		s->ahead = w->ahead;
 	if (s->flags & I915_STALL_F_FENCE) {
 		s->fence_context = w->fence_context;
 		s->fence_seqno = w->fence_seqno;
@@ -568,6 +589,88 @@ noinline void i915_stall_record(struct i915_stall_log *log,
 	rcu_read_unlock();
 }
 
+/* What stall_submit_fill() records. */
+struct stall_submit_arg {
+	const struct i915_stall_submit *sub;
+	struct stall_ident *ident;
+	u64 now;
+};
+
+/*
+ * Make a submit record in @s, a reserved slot of the submit rings: the
+ * frame-pointer walk of the user stack is all it costs, so it is made in
+ * place, with preemption disabled.
+ */
+static void stall_submit_fill(const struct i915_stall_rings *rings,
+			      struct i915_stall_record *s, const void *data)
+{
+	const struct stall_submit_arg *arg = data;
+	const struct i915_stall_submit *sub = arg->sub;
+	struct task_struct *tsk = current;
+
+	memset_startat(s, 0, start_ns);
+	s->start_ns = arg->now;
+	s->fence_context = sub->fence_context;
+	s->fence_seqno = sub->fence_seqno;
+	s->caller = sub->caller;
+	s->pid = task_pid_nr(tsk);
+	s->tgid = task_tgid_nr(tsk);
+	s->site = I915_STALL_SITE_SUBMIT;
+	s->engine_class = sub->engine_class;
+	s->engine_instance = sub->engine_instance;
+	s->flags = I915_STALL_F_FENCE | I915_STALL_F_ENGINE;
+	s->fence_count = 1;
+	memcpy(s->comm, tsk->comm, sizeof(s->comm) - 1);
+	stall_fill_user_frames(s, stall_slot_ref(s));
+	stall_ident_name(arg->ident, stall_slot_ref(s));
+	s->cpu = smp_processor_id();
+}
+
+/**
+ * i915_stall_record_submit - record who submitted a request
+ * @log: a stall log, which the caller keeps alive in an RCU read-side
+ *	critical section or otherwise, or NULL
+ * @sub: the request
+ *
+ * Writes a submit record of the current task, its user call chain and
+ * @sub into this CPU's submit ring, if the log is enabled.  Submit records
+ * have rings of their own, so that submissions never push stalls out.
+ * The caller decides which submissions are recorded: i915 records those
+ * of user tasks (__i915_stall_submit()).
+ *
+ * Context: Process context; may hold mutexes.  Never sleeps, never
+ * allocates.
+ * Return: whether a submit record was made.
+ */
+bool i915_stall_record_submit(struct i915_stall_log *log,
+			      const struct i915_stall_submit *sub)
+{
+	const struct stall_submit_arg arg = {
+		.sub = sub,
+		.ident = log ? log->ident : NULL,
+		.now = ktime_get_ns(),
+	};
+	struct i915_stall_rings *submits;
+	bool done = false;
+
+	if (WARN_ON_ONCE(!in_task()) || !log)
+		return false;
+
+	rcu_read_lock();
+	/* LMM(i915_stall_record_submit:A): a log seen enabled has its rings. */
+	if (smp_load_acquire(&log->enabled)) {
+		submits = rcu_dereference(log->submits);
+		if (!WARN_ON_ONCE(!submits)) {
+			preempt_disable();
+			stall_ring_write(submits, stall_submit_fill, &arg);
+			preempt_enable();
+			done = true;
+		}
+	}
+	rcu_read_unlock();
+	return done;
+}
+
 /*
  * Swap in a new set of rings of @slots each, with @ustack_bytes of user
  * stack per record; the old records are gone.  Returns 0 or -ENOMEM, in
@@ -575,15 +678,23 @@ noinline void i915_stall_record(struct i915_stall_log *log,
  */
 static int stall_log_resize(struct i915_stall_log *log, u32 slots, u32 ustack_bytes)
 {
-	struct i915_stall_rings *new, *old;
+	struct i915_stall_rings *new, *old, *new_submits, *old_submits;
 
 	lockdep_assert_held(&log->lock);
 
 	new = stall_rings_alloc(slots, ustack_bytes);
 	if (!new)
 		return -ENOMEM;
+	/* Submit records keep no stack snapshot. */
+	new_submits = stall_rings_alloc(slots, 0);
+	if (!new_submits) {
+		stall_rings_free(new);
+		return -ENOMEM;
+	}
 
 	old = rcu_replace_pointer(log->rings, new, lockdep_is_held(&log->lock));
+	old_submits = rcu_replace_pointer(log->submits, new_submits,
+					  lockdep_is_held(&log->lock));
 	log->slots = slots;
 	log->ustack_bytes = ustack_bytes;
 	stall_ident_set_budget(log->ident, stall_ident_budget(slots));
@@ -591,6 +702,7 @@ static int stall_log_resize(struct i915_stall_log *log, u32 slots, u32 ustack_by
 	/* Writers still on the old rings are in RCU read-side sections. */
 	synchronize_rcu();
 	stall_rings_free(old);
+	stall_rings_free(old_submits);
 	return 0;
 }
 
@@ -638,42 +750,48 @@ void i915_stall_log_set_threshold(struct i915_stall_log *log, u64 threshold_ns)
  */
 void i915_stall_log_clear(struct i915_stall_log *log)
 {
-	struct i915_stall_rings *rings;
+	struct i915_stall_rings *rings, *submits;
 	unsigned int cpu;
 
 	lockdep_assert_held(&log->lock);
 
 	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
+	submits = rcu_dereference_protected(log->submits, lockdep_is_held(&log->lock));
 	if (!rings)
 		return;
 	/* A record committed while we clear may survive the clear. */
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		WRITE_ONCE(rings->ring[cpu]->base, READ_ONCE(rings->ring[cpu]->head));
+		WRITE_ONCE(submits->ring[cpu]->base, READ_ONCE(submits->ring[cpu]->head));
+	}
 }
 
 /*
- * Bytes of a snapshot of @records records of @stride bytes and @cpus CPU
- * entries, or 0 if that is more than kvmalloc() allocates (INT_MAX).  With
- * 8 KiB of user stack (10952-byte records), rings of the largest size,
- * 16384 slots, fit on 11 CPUs and not on 12.
+ * Bytes of a snapshot of @records records of @stride bytes, @submits
+ * submit records and the two CPU tables of @cpus entries, or 0 if that is
+ * more than kvmalloc() allocates (INT_MAX).  With 8 KiB of user stack
+ * (10952-byte records, 2760-byte submit records), rings of the largest
+ * size, 16384 slots, fit on 9 CPUs and not on 10.
  */
-static size_t stall_snapshot_bytes(u64 records, unsigned int cpus, u32 stride)
+static size_t stall_snapshot_bytes(u64 records, u64 submits, unsigned int cpus, u32 stride)
 {
 	size_t bytes;
 
-	bytes = size_add(size_add(sizeof(struct i915_stall_file_header),
-				  size_mul(cpus, sizeof(struct i915_stall_cpu_entry))),
-			 size_mul(records, stride));
+	bytes = size_add(sizeof(struct i915_stall_file_header),
+			 size_mul(2 * (size_t)cpus, sizeof(struct i915_stall_cpu_entry)));
+	bytes = size_add(bytes, size_mul(records, stride));
+	bytes = size_add(bytes, size_mul(submits, stall_stride(0)));
 	return bytes > INT_MAX ? 0 : bytes;
 }
 
 /*
  * Whether full rings of @slots, with @ustack_bytes of user stack per
- * record, on each of @cpus CPUs fit in a snapshot.
+ * record, and full submit rings on each of @cpus CPUs fit in a snapshot.
  */
 static bool stall_slots_fit(u32 slots, u32 ustack_bytes, unsigned int cpus)
 {
-	return stall_snapshot_bytes((u64)slots * cpus, cpus, stall_stride(ustack_bytes));
+	return stall_snapshot_bytes((u64)slots * cpus, (u64)slots * cpus, cpus,
+				    stall_stride(ustack_bytes));
 }
 
 /*
@@ -843,8 +961,6 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 	h->cpu_count = nr_cpu_ids;
 	h->clock_id = CLOCK_MONOTONIC;
 	h->cpu_table_offset = sizeof(*h);
-	h->records_offset = sizeof(*h) +
-			    nr_cpu_ids * sizeof(struct i915_stall_cpu_entry);
 	h->snapshot_ns = ktime_get_ns();
 	h->realtime_offset_ns = ktime_get_real_ns() - h->snapshot_ns;
 	h->threshold_ns = log->threshold_ns;
@@ -877,74 +993,33 @@ static void stall_snapshot_header(const struct i915_stall_log *log,
 #endif
 }
 
-/**
- * i915_stall_snapshot_take - an image of a log, in the layout of the file
- * @log: the log
- * @kaddr: whether it may hold kernel addresses
- *
- * The snapshot is sized for the records present when it starts, not for
- * full rings: the head of each ring is read once, first, and records
- * committed after that are left for the next snapshot.
- *
- * Context: Process context; sleeps.
- * Return: the snapshot, to kvfree(), or NULL if out of memory.
- */
-struct stall_snapshot *i915_stall_snapshot_take(struct i915_stall_log *log, bool kaddr)
+/* Read the heads of @rings once, into @heads; the records below them. */
+static u64 stall_snapshot_heads(const struct i915_stall_rings *rings, u64 *heads)
 {
-	struct stall_snapshot *snap = NULL;
-	struct stall_ident_ref *refs = NULL;
-	struct i915_stall_cpu_entry *cpus;
-	struct i915_stall_file_header *h;
-	struct i915_stall_rings *rings;
 	unsigned int cpu;
-	u64 *heads = NULL;
-	u64 count = 0, i;
-	size_t size;
-	u32 stride;
-	u32 slots;
-	u8 *recs;
+	u64 count = 0;
 
-	mutex_lock(&log->lock);
-	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
-	slots = rings ? rings->slots : 0;
-	stride = stall_stride(rings ? rings->ustack_bytes : log->ustack_bytes);
+	for_each_possible_cpu(cpu) {
+		const struct i915_stall_ring *ring = rings->ring[cpu];
 
-	if (rings) {
-		heads = kcalloc(nr_cpu_ids, sizeof(*heads), GFP_KERNEL);
-		if (!heads)
-			goto out;
-		for_each_possible_cpu(cpu) {
-			const struct i915_stall_ring *ring = rings->ring[cpu];
-
-			/* LMM(stall_snapshot_take:A) */
-			heads[cpu] = smp_load_acquire(&ring->head);
-			count += min_t(u64, heads[cpu] - READ_ONCE(ring->base), slots);
-		}
-		refs = kvmalloc_array(count ?: 1, sizeof(*refs), GFP_KERNEL);
-		if (!refs)
-			goto out;
+		/* LMM(stall_snapshot_take:A) */
+		heads[cpu] = smp_load_acquire(&ring->head);
+		count += min_t(u64, heads[cpu] - READ_ONCE(ring->base), rings->slots);
 	}
+	return count;
+}
 
-	/* stall_slots_fit() keeps this in range; a WARN here is a bug. */
-	size = stall_snapshot_bytes(count, nr_cpu_ids, stride);
-	if (WARN_ON_ONCE(!size))
-		goto out;
-	snap = kvzalloc(struct_size(snap, data, size), GFP_KERNEL | __GFP_NOWARN);
-	if (!snap)
-		goto out;
+/*
+ * The CPU table @cpus of @rings, or of no rings, and their records below
+ * @heads into @out, their references into @refs.  Returns the records.
+ */
+static u64 stall_snapshot_rings(const struct i915_stall_rings *rings, const u64 *heads,
+				struct i915_stall_cpu_entry *cpus, u8 *out,
+				struct stall_ident_ref *refs)
+{
+	unsigned int cpu;
+	u64 count = 0;
 
-	h = (struct i915_stall_file_header *)snap->data;
-	cpus = (struct i915_stall_cpu_entry *)(snap->data + sizeof(*h));
-	recs = (u8 *)(cpus + nr_cpu_ids);
-	stall_snapshot_header(log, h, rings, kaddr);
-
-	/*
-	 * The records below the heads asked for the identity of their user
-	 * code before they were committed: have it made.
-	 */
-	stall_ident_flush(log->ident);
-
-	count = 0;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct i915_stall_cpu_entry *e = &cpus[cpu];
 
@@ -956,21 +1031,103 @@ struct stall_snapshot *i915_stall_snapshot_take(struct i915_stall_log *log, bool
 			e->flags |= I915_STALL_CPU_ONLINE;
 		if (rings)
 			count += stall_snapshot_cpu(rings, rings->ring[cpu], heads[cpu], e,
-						    recs + count * stride, refs + count);
+						    out + count * stall_stride(rings->ustack_bytes),
+						    refs + count);
 	}
+	return count;
+}
+
+/**
+ * i915_stall_snapshot_take - an image of a log, in the layout of the file
+ * @log: the log
+ * @kaddr: whether it may hold kernel addresses
+ *
+ * The snapshot is sized for the records present when it starts, not for
+ * full rings: the head of each ring is read once, first, and records
+ * committed after that are left for the next snapshot.  The file is the
+ * header, the CPU table, the submit rings' CPU table, the submit records,
+ * then the stall records.
+ *
+ * Context: Process context; sleeps.
+ * Return: the snapshot, to kvfree(), or NULL if out of memory.
+ */
+struct stall_snapshot *i915_stall_snapshot_take(struct i915_stall_log *log, bool kaddr)
+{
+	const size_t table = nr_cpu_ids * sizeof(struct i915_stall_cpu_entry);
+	const u32 submit_stride = stall_stride(0);
+	struct i915_stall_rings *rings, *submits;
+	struct stall_snapshot *snap = NULL;
+	struct stall_ident_ref *refs = NULL;
+	struct i915_stall_file_header *h;
+	u64 count = 0, submitted = 0, i;
+	u64 *heads = NULL;
+	size_t size;
+	u32 stride;
+	u8 *data;
+
+	mutex_lock(&log->lock);
+	rings = rcu_dereference_protected(log->rings, lockdep_is_held(&log->lock));
+	submits = rcu_dereference_protected(log->submits, lockdep_is_held(&log->lock));
+	stride = stall_stride(rings ? rings->ustack_bytes : log->ustack_bytes);
+
+	/* The two sets of rings are allocated, replaced and freed together. */
+	if (rings) {
+		heads = kcalloc(2 * nr_cpu_ids, sizeof(*heads), GFP_KERNEL);
+		if (!heads)
+			goto out;
+		count = stall_snapshot_heads(rings, heads);
+		submitted = stall_snapshot_heads(submits, heads + nr_cpu_ids);
+		refs = kvmalloc_array(count + submitted ?: 1, sizeof(*refs), GFP_KERNEL);
+		if (!refs)
+			goto out;
+	}
+
+	/* stall_slots_fit() keeps this in range; a WARN here is a bug. */
+	size = stall_snapshot_bytes(count, submitted, nr_cpu_ids, stride);
+	if (WARN_ON_ONCE(!size))
+		goto out;
+	snap = kvzalloc(struct_size(snap, data, size), GFP_KERNEL | __GFP_NOWARN);
+	if (!snap)
+		goto out;
+
+	data = snap->data;
+	h = (struct i915_stall_file_header *)data;
+	stall_snapshot_header(log, h, rings, kaddr);
+	h->submit_cpu_table_offset = h->cpu_table_offset + table;
+	h->submit_records_offset = h->submit_cpu_table_offset + table;
+	h->submit_record_size = submit_stride;
+	h->submit_slots_per_cpu = submits ? submits->slots : 0;
+
+	/*
+	 * The records below the heads asked for the identity of their user
+	 * code before they were committed: have it made.
+	 */
+	stall_ident_flush(log->ident);
+
+	submitted = stall_snapshot_rings(submits, heads ? heads + nr_cpu_ids : NULL,
+					 (void *)(data + h->submit_cpu_table_offset),
+					 data + h->submit_records_offset, refs);
+	h->submit_record_count = submitted;
+	h->records_offset = h->submit_records_offset + submitted * submit_stride;
+	count = stall_snapshot_rings(rings, heads, (void *)(data + h->cpu_table_offset),
+				     data + h->records_offset, refs + submitted);
+	h->record_count = count;
 
 	/* The maps of each record, from the identity its reference names. */
 	stall_ident_lock(log->ident);
-	for (i = 0; i < count; i++) {
-		struct i915_stall_record *rec = (void *)(recs + i * stride);
+	for (i = 0; i < submitted + count; i++) {
+		struct i915_stall_record *rec;
 
+		if (i < submitted)
+			rec = (void *)(data + h->submit_records_offset + i * submit_stride);
+		else
+			rec = (void *)(data + h->records_offset + (i - submitted) * stride);
 		stall_ident_fill(log->ident, rec, &refs[i]);
 		if (!kaddr)
 			stall_hide_kaddr(rec);
 	}
 	stall_ident_unlock(log->ident);
 
-	h->record_count = count;
 	snap->size = h->records_offset + count * stride;
 out:
 	mutex_unlock(&log->lock);

@@ -27,7 +27,9 @@ struct i915_stall_log;
  * @owner_pid: creator of the awaited request's GEM context, if F_OWNER
  * @fence_count: fences the wait is on
  * @sync_flags: I915_STALL_SYNC_* of a syncobj wait
- * @flags: I915_STALL_F_FENCE, _ENGINE and _OWNER: the fields captured
+ * @flags: I915_STALL_F_FENCE, _ENGINE, _OWNER, _SUBMITTED and _AHEAD: the
+ *	fields captured
+ * @ahead: requests ahead of the awaited one on its engine, if F_AHEAD
  * @engine_class: uabi class of the awaited request's engine, if F_ENGINE
  * @engine_instance: its uabi instance, if F_ENGINE
  * @owner_comm: the GEM context's name up to its "[pid]", if F_OWNER
@@ -45,9 +47,26 @@ struct i915_stall_wait {
 	u32 fence_count;
 	u32 sync_flags;
 	u16 flags;
+	u16 ahead;
 	u8 engine_class;
 	u8 engine_instance;
 	char owner_comm[I915_STALL_COMM_LEN];
+};
+
+/**
+ * struct i915_stall_submit - a request user space submitted
+ * @fence_context: its dma_fence context
+ * @fence_seqno: its dma_fence seqno
+ * @caller: kernel return address into the function that submitted it
+ * @engine_class: uabi class of the engine it went to
+ * @engine_instance: uabi instance of that engine
+ */
+struct i915_stall_submit {
+	u64 fence_context;
+	u64 fence_seqno;
+	unsigned long caller;
+	u8 engine_class;
+	u8 engine_instance;
 };
 
 /**
@@ -258,6 +277,23 @@ i915_stall_dma_fence_wait(struct drm_i915_private *i915,
 
 void i915_stall_record(struct i915_stall_log *log,
 		       const struct i915_stall_info *info);
+bool i915_stall_record_submit(struct i915_stall_log *log,
+			      const struct i915_stall_submit *sub);
+void __i915_stall_submit(struct i915_request *rq, unsigned long caller);
+
+/**
+ * i915_stall_submit - record who submits a request
+ * @rq: the request, committed to its timeline now
+ *
+ * While a log is enabled, a request a user task submits gets a submit
+ * record, which a stall on it is joined to: see __i915_stall_submit().
+ * With no log enabled, a patched-out jump.
+ */
+static __always_inline void i915_stall_submit(struct i915_request *rq)
+{
+	if (static_branch_unlikely(&i915_stall_key))
+		__i915_stall_submit(rq, _RET_IP_);
+}
 
 int i915_stall_init(struct drm_i915_private *i915);
 int i915_stall_init_mock(struct drm_i915_private *i915);
@@ -300,6 +336,7 @@ i915_stall_dma_fence_wait(struct drm_i915_private *i915,
 
 static inline void i915_stall_record(struct i915_stall_log *log,
 				     const struct i915_stall_info *info) { }
+static inline void i915_stall_submit(struct i915_request *rq) { }
 
 static inline int i915_stall_init(struct drm_i915_private *i915) { return 0; }
 static inline int i915_stall_init_mock(struct drm_i915_private *i915) { return 0; }

@@ -131,6 +131,7 @@ struct i915_stall_rings {
  * struct i915_stall_log - the stall log of one device
  * @lock: serialises control and snapshots; writers never take it
  * @rings: the current rings, NULL until first enabled
+ * @submits: the rings of submit records, allocated and replaced with @rings
  * @ident: the identity of the user code the records' stacks point into
  * @threshold_ns: waits shorter than this are not recorded
  * @slots: ring size to allocate on next enable
@@ -146,6 +147,7 @@ struct i915_stall_rings {
 struct i915_stall_log {
 	struct mutex lock; /* serialises control and snapshots */
 	struct i915_stall_rings __rcu *rings;
+	struct i915_stall_rings __rcu *submits;
 	struct stall_ident *ident;
 	u64 threshold_ns;
 	u32 slots;
@@ -216,6 +218,7 @@ void i915_stall_syncobj_watch(struct i915_stall_log *log, bool watch);
 /* i915_stall_user.c: the user stack and the identity of user code */
 void stall_fill_user(struct i915_stall_record *s, u8 *ustack, u32 ustack_bytes,
 		     struct stall_ident_ref *ref);
+void stall_fill_user_frames(struct i915_stall_record *s, struct stall_ident_ref *ref);
 void stall_ident_name(struct stall_ident *id, struct stall_ident_ref *ref);
 struct stall_ident *stall_ident_create(void);
 void stall_ident_destroy(struct stall_ident *id);

@@ -14,10 +14,12 @@
 
 #include "gem/i915_gem_context.h"
 #include "gt/intel_context_types.h"
+#include "gt/intel_engine.h"
 #include "gt/intel_engine_types.h"
 
 #include "i915_drv.h"
 #include "i915_request.h"
+#include "i915_scheduler_types.h"
 #include "i915_stall.h"
 #include "i915_stall_format.h"
 #include "i915_stall_log.h"
@@ -56,6 +58,58 @@ static noinline void stall_record_device(struct drm_i915_private *i915,
 	rcu_read_unlock();
 }
 
+/* Requests of an engine's list looked at, at most, to count those ahead. */
+#define STALL_AHEAD_WALK	1024
+
+/* Whether stall_count_ahead() can count on @engine. */
+static bool stall_can_count_ahead(const struct intel_engine_cs *engine)
+{
+	return !intel_engine_is_virtual(engine) && !intel_engine_uses_guc(engine);
+}
+
+/*
+ * Count in @w the requests that @engine had been given before @rq and had
+ * not completed; all of them if @rq is not on the engine yet.  Only the
+ * backends that keep an engine's requests in order on its scheduler's
+ * list, under its lock, are counted (stall_can_count_ahead()): execlists,
+ * ring submission and the mock GPU.  GuC keeps them per context, and a
+ * virtual engine has no list of its own and may be freed once @rq moves
+ * on.  A physical engine lives as long as its device, which the waiter's
+ * reference on @rq keeps.
+ *
+ * Context: Process context, no spinlock held: the engine's lock is taken
+ * before a request's lock, never after.
+ */
+static void stall_count_ahead(struct i915_stall_wait *w,
+			      const struct intel_engine_cs *engine,
+			      struct i915_request *rq)
+{
+	struct i915_sched_engine *se = engine->sched_engine;
+	struct i915_request *pos;
+	unsigned long irqflags;
+	unsigned int walked = 0;
+	u16 ahead = 0;
+
+	spin_lock_irqsave(&se->lock, irqflags);
+	list_for_each_entry(pos, &se->requests, sched.link) {
+		if (pos == rq)
+			break;
+		if (++walked > STALL_AHEAD_WALK) {
+			ahead = I915_STALL_AHEAD_MANY;
+			break;
+		}
+		if (!__i915_request_is_complete(pos))
+			ahead++;
+	}
+	spin_unlock_irqrestore(&se->lock, irqflags);
+
+	/* Completed since its capture: it waited behind nothing. */
+	if (__i915_request_is_complete(rq))
+		ahead = 0;
+	w->ahead = ahead;
+	w->flags |= I915_STALL_F_AHEAD;
+}
+
 /**
  * __i915_stall_capture_request - capture what a request wait waits on
  * @w: the wait, started by i915_stall_begin()
@@ -71,26 +125,36 @@ static noinline void stall_record_device(struct drm_i915_private *i915,
  * closed regardless: it is taken with kref_get_unless_zero() under RCU, as
  * i915_gpu_error.c does, and its reference holds ctx->pid.
  *
+ * The capture also says whether the request's submission was recorded
+ * (F_SUBMITTED), and counts the requests ahead of it on its engine
+ * (F_AHEAD) once rq->lock is dropped: an engine's lock is taken before a
+ * request's.
+ *
  * Context: Process context.
  */
 void __i915_stall_capture_request(struct i915_stall_wait *w,
 				  struct i915_request *rq)
 {
+	const struct intel_engine_cs *engine = NULL;
 	struct i915_gem_context *ctx = NULL;
 	unsigned long irqflags;
 
 	w->fence_context = rq->fence.context;
 	w->fence_seqno = rq->fence.seqno;
 	w->flags = I915_STALL_F_FENCE;
+	if (test_bit(I915_FENCE_FLAG_STALL_SUBMIT, &rq->fence.flags))
+		w->flags |= I915_STALL_F_SUBMITTED;
 
 	spin_lock_irqsave(&rq->lock, irqflags);
 	if (!i915_request_signaled(rq)) {
 		/* A virtual engine's request may move to a sibling. */
-		const struct intel_engine_cs *engine = READ_ONCE(rq->engine);
+		const struct intel_engine_cs *e = READ_ONCE(rq->engine);
 
-		w->engine_class = engine->uabi_class;
-		w->engine_instance = engine->uabi_instance;
+		w->engine_class = e->uabi_class;
+		w->engine_instance = e->uabi_instance;
 		w->flags |= I915_STALL_F_ENGINE;
+		if (stall_can_count_ahead(e))
+			engine = e;
 
 		rcu_read_lock();
 		ctx = rcu_dereference(rq->context->gem_context);
@@ -100,6 +164,8 @@ void __i915_stall_capture_request(struct i915_stall_wait *w,
 	}
 	spin_unlock_irqrestore(&rq->lock, irqflags);
 
+	if (engine)
+		stall_count_ahead(w, engine, rq);
 	if (!ctx)
 		return;
 	if (ctx->pid) {
@@ -113,6 +179,42 @@ void __i915_stall_capture_request(struct i915_stall_wait *w,
 		w->flags |= I915_STALL_F_OWNER;
 	}
 	i915_gem_context_put(ctx);
+}
+
+/**
+ * __i915_stall_submit - record who submitted a request
+ * @rq: the request, being committed to its timeline
+ * @caller: return address into the function that committed it
+ *
+ * Every request goes through __i915_request_commit(): those of execbuf
+ * (eb_request_add()) and of i915_request_add(), which every other path,
+ * the mock GPU's included, takes.  Only a request a user task submits is
+ * recorded: the requests of kernel threads and workers are the driver's
+ * own (heartbeats, power management, retirement).  The request's fence
+ * then says so, and a stall on it looks for the submit record.
+ *
+ * Context: Process context, the request's timeline mutex held.
+ */
+noinline void __i915_stall_submit(struct i915_request *rq, unsigned long caller)
+{
+	const struct intel_engine_cs *engine = rq->engine;
+	const struct i915_stall_submit sub = {
+		.fence_context = rq->fence.context,
+		.fence_seqno = rq->fence.seqno,
+		.caller = caller,
+		.engine_class = engine->uabi_class,
+		.engine_instance = engine->uabi_instance,
+	};
+	bool recorded;
+
+	if (current->flags & (PF_KTHREAD | PF_USER_WORKER))
+		return;
+
+	rcu_read_lock();
+	recorded = i915_stall_record_submit(rcu_dereference(rq->i915->stall_log), &sub);
+	rcu_read_unlock();
+	if (recorded)
+		set_bit(I915_FENCE_FLAG_STALL_SUBMIT, &rq->fence.flags);
 }
 
 /**

@@ -375,18 +375,13 @@ static bool stall_as_key_now(struct mm_struct *mm, struct stall_as_key *key, u32
 }
 
 /*
- * The user part of record @s of the current task, which entered the kernel
- * with @regs: @s->ustack, the registers and up to @ustack_bytes of stack
- * from sp up into @ustack, and
- * in @ref whose they are, for stall_ident_name().  Of a task whose address
- * space is not dumpable, the frames only.
+ * The frame-pointer chain of the current task, which entered the kernel
+ * with @regs, into @s->ustack, and in @ref whose it is.
  */
-static void stall_capture_user(struct i915_stall_record *s, u8 *ustack, u32 ustack_bytes,
-			       struct stall_ident_ref *ref, struct pt_regs *regs)
+static void stall_capture_frames(struct i915_stall_record *s, struct stall_ident_ref *ref,
+				 struct pt_regs *regs)
 {
-	struct mm_struct *mm = current->mm;
 	unsigned int n;
-	u32 room;
 
 	if (!user_64bit_mode(regs)) {
 		s->flags |= I915_STALL_F_COMPAT;
@@ -405,9 +400,25 @@ static void stall_capture_user(struct i915_stall_record *s, u8 *ustack, u32 usta
 		s->flags |= I915_STALL_F_USTACK_TRUNC;
 
 	ref->flags = STALL_REF_USER;
-	if (stall_as_key_now(mm, &ref->key, &ref->seq))
+	if (stall_as_key_now(current->mm, &ref->key, &ref->seq))
 		ref->flags |= STALL_REF_SEQ;
 	ref->when = ktime_get_ns();
+}
+
+/*
+ * The user part of record @s of the current task, which entered the kernel
+ * with @regs: @s->ustack, the registers and up to @ustack_bytes of stack
+ * from sp up into @ustack, and in @ref whose they are, for
+ * stall_ident_name().  Of a task whose address space is not dumpable, the
+ * frames only.
+ */
+static void stall_capture_user(struct i915_stall_record *s, u8 *ustack, u32 ustack_bytes,
+			       struct stall_ident_ref *ref, struct pt_regs *regs)
+{
+	struct mm_struct *mm = current->mm;
+	u32 room;
+
+	stall_capture_frames(s, ref, regs);
 
 	/* As a core dump would: nothing of the stack of an undumpable task. */
 	if (get_dumpable(mm) != SUID_DUMP_USER) {
@@ -422,6 +433,21 @@ static void stall_capture_user(struct i915_stall_record *s, u8 *ustack, u32 usta
 	s->flags |= I915_STALL_F_USER_REGS;
 	room = stall_ustack_room(mm, regs->sp, ustack_bytes, &s->flags);
 	s->ustack_size = stall_copy_ustack(ustack, regs->sp, room);
+}
+
+/*
+ * Whether the current task has a user stack to capture, with @ref cleared.
+ * Kernel threads and user workers have none (F_KTHREAD in @s); a task
+ * that is exiting may have no address space left.
+ */
+static bool stall_has_user(struct i915_stall_record *s, struct stall_ident_ref *ref)
+{
+	memset(ref, 0, sizeof(*ref));
+	if (current->flags & (PF_KTHREAD | PF_USER_WORKER)) {
+		s->flags |= I915_STALL_F_KTHREAD;
+		return false;
+	}
+	return current->mm;
 }
 
 /**
@@ -441,16 +467,24 @@ static void stall_capture_user(struct i915_stall_record *s, u8 *ustack, u32 usta
 void stall_fill_user(struct i915_stall_record *s, u8 *ustack, u32 ustack_bytes,
 		     struct stall_ident_ref *ref)
 {
-	struct task_struct *tsk = current;
+	if (stall_has_user(s, ref))
+		stall_capture_user(s, ustack, ustack_bytes, ref, task_pt_regs(current));
+}
 
-	memset(ref, 0, sizeof(*ref));
-	if (tsk->flags & (PF_KTHREAD | PF_USER_WORKER)) {
-		s->flags |= I915_STALL_F_KTHREAD;
-		return;
-	}
-	if (!tsk->mm)	/* exiting */
-		return;
-	stall_capture_user(s, ustack, ustack_bytes, ref, task_pt_regs(tsk));
+/**
+ * stall_fill_user_frames - capture the user call chain of a submit record
+ * @s: the record, zeroed past its sequence number
+ * @ref: where it says whose stack it is
+ *
+ * As stall_fill_user(), without the registers and the stack bytes: the
+ * frame-pointer chain and what names its code.
+ *
+ * Context: Process context; preemption may be disabled.  Never sleeps.
+ */
+void stall_fill_user_frames(struct i915_stall_record *s, struct stall_ident_ref *ref)
+{
+	if (stall_has_user(s, ref))
+		stall_capture_frames(s, ref, task_pt_regs(current));
 }
 
 /*

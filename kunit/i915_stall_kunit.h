@@ -51,6 +51,20 @@ snap_cpu(const struct stall_snapshot *s, unsigned int cpu)
 	       cpu * sizeof(struct i915_stall_cpu_entry);
 }
 
+static inline const struct i915_stall_cpu_entry *
+snap_submit_cpu(const struct stall_snapshot *s, unsigned int cpu)
+{
+	return (const void *)(s->data + snap_header(s)->submit_cpu_table_offset) +
+	       cpu * snap_header(s)->cpu_entry_size;
+}
+
+static inline const struct i915_stall_record *
+snap_submit(const struct stall_snapshot *s, u64 i)
+{
+	return (const void *)(s->data + snap_header(s)->submit_records_offset) +
+	       i * snap_header(s)->submit_record_size;
+}
+
 static inline const struct i915_stall_record *
 snap_rec(const struct stall_snapshot *s, u64 i)
 {

@@ -125,7 +125,7 @@ static void pattern_fill(struct i915_stall_record *r, unsigned int cpu, u64 n)
 	r->pad0 = 0;
 	r->ustack_size = 0;
 	r->map_count = 0;
-	r->pad1 = 0;
+	r->ahead = 0;
 	r->user_ip = n * 11;
 	r->user_sp = n * 13;
 	r->user_bp = n * 17;
@@ -273,14 +273,20 @@ static void stall_test_empty(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, h->magic, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN);
 	KUNIT_EXPECT_EQ(test, h->version_major, I915_STALL_VERSION_MAJOR);
 	KUNIT_EXPECT_EQ(test, h->version_minor, I915_STALL_VERSION_MINOR);
-	KUNIT_EXPECT_EQ(test, h->header_size, 312);
+	KUNIT_EXPECT_EQ(test, h->header_size, 344);
 	/* the record, 16 maps of 128 bytes, no user stack */
 	KUNIT_EXPECT_EQ(test, h->record_size, 712 + 16 * 128);
 	KUNIT_EXPECT_EQ(test, h->cpu_entry_size, 48);
 	KUNIT_EXPECT_EQ(test, h->cpu_count, nr_cpu_ids);
 	KUNIT_EXPECT_EQ(test, h->clock_id, CLOCK_MONOTONIC);
-	KUNIT_EXPECT_EQ(test, h->cpu_table_offset, 312);
-	KUNIT_EXPECT_EQ(test, h->records_offset, 312 + 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->cpu_table_offset, 344);
+	/* the submit rings' CPU table, no submit record, the records */
+	KUNIT_EXPECT_EQ(test, h->submit_cpu_table_offset, 344 + 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->submit_records_offset, 344 + 2 * 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->submit_record_count, 0);
+	KUNIT_EXPECT_EQ(test, h->submit_record_size, 712 + 16 * 128);
+	KUNIT_EXPECT_EQ(test, h->submit_slots_per_cpu, TEST_SLOTS);
+	KUNIT_EXPECT_EQ(test, h->records_offset, 344 + 2 * 48 * nr_cpu_ids);
 	KUNIT_EXPECT_EQ(test, h->map_max, 16);
 	KUNIT_EXPECT_EQ(test, h->ustack_snapshot_max, 0);
 	KUNIT_EXPECT_EQ(test, h->maps_offset, 712);
@@ -961,25 +967,33 @@ static void stall_test_checker(struct kunit *test)
 struct bytes_case {
 	const char *name;
 	u64 records;
+	u64 submits;
 	unsigned int cpus;
 	u32 ustack_bytes;
 	size_t bytes;
 };
 
-/* A record is 712 bytes, 16 maps of 128 bytes and the user stack. */
+/*
+ * A record is 712 bytes, 16 maps of 128 bytes and the user stack; a
+ * submit record has no stack (2760 bytes); two CPU tables.
+ */
 static const struct bytes_case bytes_cases[] = {
-	{ "empty, 4 CPUs", 0, 4, 2048, 312 + 4 * 48 },
-	{ "3 records, 4 CPUs", 3, 4, 2048, 312 + 4 * 48 + 3 * 4808 },
-	{ "3 records of no user stack", 3, 4, 0, 312 + 4 * 48 + 3 * 2760 },
-	{ "16384 slots x 27 CPUs", 16384ull * 27, 27, 2048,
-	  312 + 27 * 48 + 16384ull * 27 * 4808 },
-	{ "16384 slots x 28 CPUs: over INT_MAX", 16384ull * 28, 28, 2048, 0 },
-	{ "16384 slots x 6 CPUs, 16 KiB of stack", 16384ull * 6, 6, 16384,
-	  312 + 6 * 48 + 16384ull * 6 * 19144 },
-	{ "16384 slots x 7 CPUs, 16 KiB of stack: over INT_MAX", 16384ull * 7, 7, 16384, 0 },
-	{ "16 slots x 8192 CPUs", 16ull * 8192, 8192, 2048,
-	  312 + 8192 * 48 + 16ull * 8192 * 4808 },
-	{ "U64_MAX records", U64_MAX, 4, 2048, 0 },
+	{ "empty, 4 CPUs", 0, 0, 4, 2048, 344 + 2 * 4 * 48 },
+	{ "3 records, 4 CPUs", 3, 0, 4, 2048, 344 + 2 * 4 * 48 + 3 * 4808 },
+	{ "3 records of no user stack", 3, 0, 4, 0, 344 + 2 * 4 * 48 + 3 * 2760 },
+	{ "3 records, 2 submit records", 3, 2, 4, 2048,
+	  344 + 2 * 4 * 48 + 3 * 4808 + 2 * 2760 },
+	{ "16384 slots x 17 CPUs", 16384ull * 17, 16384ull * 17, 17, 2048,
+	  344 + 2 * 17 * 48 + 16384ull * 17 * (4808 + 2760) },
+	{ "16384 slots x 18 CPUs: over INT_MAX", 16384ull * 18, 16384ull * 18, 18, 2048, 0 },
+	{ "16384 slots x 5 CPUs, 16 KiB of stack", 16384ull * 5, 16384ull * 5, 5, 16384,
+	  344 + 2 * 5 * 48 + 16384ull * 5 * (19144 + 2760) },
+	{ "16384 slots x 6 CPUs, 16 KiB of stack: over INT_MAX", 16384ull * 6, 16384ull * 6, 6,
+	  16384, 0 },
+	{ "16 slots x 8192 CPUs", 16ull * 8192, 16ull * 8192, 8192, 2048,
+	  344 + 2 * 8192 * 48 + 16ull * 8192 * (4808 + 2760) },
+	{ "U64_MAX records", U64_MAX, 0, 4, 2048, 0 },
+	{ "U64_MAX submit records", 0, U64_MAX, 4, 2048, 0 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(bytes, bytes_cases, name);
@@ -989,7 +1003,7 @@ static void stall_test_snapshot_bytes(struct kunit *test)
 {
 	const struct bytes_case *p = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, stall_snapshot_bytes(p->records, p->cpus,
+	KUNIT_EXPECT_EQ(test, stall_snapshot_bytes(p->records, p->submits, p->cpus,
 						   stall_stride(p->ustack_bytes)), p->bytes);
 }
 
@@ -1007,8 +1021,8 @@ static void stall_test_size_cap(struct kunit *test)
 
 	/* The largest power of two of slots whose rings fit, by hand. */
 	for (slots = STALL_MAX_SLOTS; slots > STALL_MIN_SLOTS; slots /= 2) {
-		bytes = 312 + 48ull * nr_cpu_ids +
-			slots * nr_cpu_ids * (712 + 16 * 128 + ustack);
+		bytes = 344 + 2 * 48ull * nr_cpu_ids +
+			slots * nr_cpu_ids * (712 + 16 * 128 + ustack + 2760);
 		if (bytes <= INT_MAX)
 			break;
 	}
@@ -1077,7 +1091,7 @@ static void stall_test_snapshot_size(struct kunit *test)
 	snap = i915_stall_test_snapshot(test, log);
 	KUNIT_EXPECT_EQ(test, snap_header(snap)->record_count, 2);
 	KUNIT_EXPECT_EQ(test, snap_header(snap)->slots_per_cpu, 4096);
-	KUNIT_EXPECT_EQ(test, snap->size, stall_snapshot_bytes(2, nr_cpu_ids, 2760));
+	KUNIT_EXPECT_EQ(test, snap->size, stall_snapshot_bytes(2, 0, nr_cpu_ids, 2760));
 	/* 4096 slots x 2760 B per CPU would have been vmalloc()ed */
 	KUNIT_ASSERT_FALSE(test, is_vmalloc_addr(snap));
 	KUNIT_EXPECT_LE(test, ksize(snap), 2 * (sizeof(*snap) + snap->size));
@@ -1130,6 +1144,114 @@ static void stall_test_params(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, static_key_count(&i915_stall_key.key), held + p->enabled);
 }
 
+static noinline bool record_submit(struct i915_stall_log *log, u64 seqno)
+{
+	const struct i915_stall_submit sub = {
+		.fence_context = 0x5eed,
+		.fence_seqno = seqno,
+		.caller = _THIS_IP_,
+		.engine_class = 1,
+		.engine_instance = 2,
+	};
+
+	return i915_stall_record_submit(log, &sub);
+}
+
+/*
+ * Submit records go to rings of their own, in a section of their own: a
+ * burst of them never pushes a stall out, and each one lost is counted.
+ */
+static void stall_test_submit_records(struct kunit *test)
+{
+	struct i915_stall_log *log = i915_stall_test_log(test, TEST_SLOTS);
+	const struct i915_stall_file_header *h;
+	const struct i915_stall_cpu_entry *e;
+	struct stall_snapshot *snap;
+	unsigned int cpu;
+	u64 i, before;
+
+	before = ktime_get_ns();
+	migrate_disable();	/* one CPU's rings: exact counts */
+	cpu = smp_processor_id();
+	record_now(log, NSEC_PER_MSEC, 1, 1);
+	for (i = 0; i < TEST_SLOTS + 3; i++)
+		KUNIT_EXPECT_TRUE(test, record_submit(log, i));
+	record_now(log, NSEC_PER_MSEC, 1, 1);
+	migrate_enable();
+
+	snap = i915_stall_test_snapshot(test, log);
+	h = snap_header(snap);
+	KUNIT_EXPECT_EQ(test, h->submit_cpu_table_offset, 344 + 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->submit_records_offset, 344 + 2 * 48 * nr_cpu_ids);
+	KUNIT_EXPECT_EQ(test, h->submit_record_size, 2760);
+	KUNIT_ASSERT_EQ(test, h->submit_record_count, TEST_SLOTS);
+	KUNIT_EXPECT_EQ(test, h->records_offset, h->submit_records_offset + TEST_SLOTS * 2760);
+	KUNIT_EXPECT_EQ(test, h->record_count, 2);
+	KUNIT_EXPECT_EQ(test, snap->size, h->records_offset + 2 * h->record_size);
+
+	e = snap_submit_cpu(snap, cpu);
+	KUNIT_EXPECT_EQ(test, e->cpu, cpu);
+	KUNIT_EXPECT_EQ(test, e->recorded, TEST_SLOTS + 3);
+	KUNIT_EXPECT_EQ(test, e->emitted, TEST_SLOTS);
+	KUNIT_EXPECT_EQ(test, e->overwritten, 3);
+	KUNIT_EXPECT_EQ(test, e->torn, 0);
+	e = snap_cpu(snap, cpu);
+	KUNIT_EXPECT_EQ(test, e->recorded, 2);
+	KUNIT_EXPECT_EQ(test, e->overwritten, 0);
+
+	for (i = 0; i < TEST_SLOTS; i++) {
+		const struct i915_stall_record *r = snap_submit(snap, i);
+
+		KUNIT_EXPECT_EQ(test, r->seq, i + 3);
+		KUNIT_EXPECT_EQ(test, r->fence_seqno, i + 3);
+		KUNIT_EXPECT_EQ(test, r->fence_context, 0x5eed);
+		KUNIT_EXPECT_EQ(test, r->site, I915_STALL_SITE_SUBMIT);
+		KUNIT_EXPECT_EQ(test, r->flags, I915_STALL_F_FENCE | I915_STALL_F_ENGINE |
+				I915_STALL_F_KTHREAD);
+		KUNIT_EXPECT_EQ(test, r->engine_class, 1);
+		KUNIT_EXPECT_EQ(test, r->engine_instance, 2);
+		KUNIT_EXPECT_EQ(test, r->cpu, cpu);
+		KUNIT_EXPECT_EQ(test, r->pid, task_pid_nr(current));
+		KUNIT_EXPECT_STREQ(test, r->comm, current->comm);
+		KUNIT_EXPECT_TRUE(test, i915_stall_test_frame_is(r->caller, "record_submit"));
+		KUNIT_EXPECT_GE(test, r->start_ns, before);
+		KUNIT_EXPECT_EQ(test, r->duration_ns, 0);
+		KUNIT_EXPECT_EQ(test, r->kstack_depth, 0);
+		KUNIT_EXPECT_EQ(test, r->ustack_size, 0);
+		KUNIT_EXPECT_EQ(test, r->map_count, 0);
+		if (i)
+			KUNIT_EXPECT_GE(test, r->start_ns, snap_submit(snap, i - 1)->start_ns);
+	}
+	KUNIT_EXPECT_EQ(test, snap_rec(snap, 0)->site, I915_STALL_SITE_TEST);
+	KUNIT_EXPECT_EQ(test, snap_rec(snap, 1)->site, I915_STALL_SITE_TEST);
+
+	/* Cleared with the stalls. */
+	mutex_lock(&log->lock);
+	i915_stall_log_clear(log);
+	mutex_unlock(&log->lock);
+	snap = i915_stall_test_snapshot(test, log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->submit_record_count, 0);
+	KUNIT_EXPECT_EQ(test, snap_submit_cpu(snap, cpu)->recorded, 0);
+}
+
+/* A disabled log, or none, makes no submit record. */
+static void stall_test_submit_disabled(struct kunit *test)
+{
+	struct i915_stall_log *log = i915_stall_test_log(test, TEST_SLOTS);
+	struct stall_snapshot *snap;
+
+	KUNIT_EXPECT_FALSE(test, record_submit(NULL, 1));
+	KUNIT_ASSERT_EQ(test, i915_stall_test_enable(log, false), 0);
+	KUNIT_EXPECT_FALSE(test, record_submit(log, 1));
+	snap = i915_stall_test_snapshot(test, log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->submit_record_count, 0);
+	KUNIT_ASSERT_EQ(test, i915_stall_test_enable(log, true), 0);
+	KUNIT_EXPECT_TRUE(test, record_submit(log, 2));
+	snap = i915_stall_test_snapshot(test, log);
+	KUNIT_ASSERT_EQ(test, snap_header(snap)->submit_record_count, 1);
+	KUNIT_EXPECT_EQ(test, snap_submit(snap, 0)->fence_seqno, 2);
+}
+
 static struct kunit_case stall_cases[] = {
 	KUNIT_CASE(stall_test_empty),
 	KUNIT_CASE_PARAM(stall_test_fill, fill_gen_params),
@@ -1148,6 +1270,8 @@ static struct kunit_case stall_cases[] = {
 	KUNIT_CASE_PARAM(stall_test_params, params_gen_params),
 	KUNIT_CASE(stall_test_size_cap),
 	KUNIT_CASE(stall_test_kaddr_hidden),
+	KUNIT_CASE(stall_test_submit_records),
+	KUNIT_CASE(stall_test_submit_disabled),
 	{}
 };
 

@@ -255,6 +255,64 @@ static void stall_mock_request_timeout(struct kunit *test)
 	KUNIT_EXPECT_GE(test, done->start_ns, r->start_ns + r->duration_ns);
 }
 
+/*
+ * A stall counts the requests its engine had to run before the awaited one
+ * when the wait began, and says whether that one has a submit record; a
+ * kernel thread's requests make none.
+ */
+static void stall_mock_ahead(struct kunit *test)
+{
+	struct mock_fixture *f = test->priv;
+	struct intel_context *ce = f->engine->kernel_context;
+	const struct i915_stall_record *r = NULL;
+	struct stall_snapshot *snap;
+	struct i915_request *a, *b;
+	struct i915_stall_wait w;
+	u64 i;
+
+	/* b cannot end before a, and a not before the test says so. */
+	a = submit(test, ce, MOCK_FOREVER);
+	b = submit(test, ce, MOCK_DELAY);
+	KUNIT_EXPECT_FALSE(test, test_bit(I915_FENCE_FLAG_STALL_SUBMIT, &a->fence.flags));
+	KUNIT_EXPECT_FALSE(test, test_bit(I915_FENCE_FLAG_STALL_SUBMIT, &b->fence.flags));
+
+	KUNIT_ASSERT_TRUE(test, i915_stall_begin(&w));
+	__i915_stall_capture_request(&w, b);
+	KUNIT_EXPECT_EQ(test, w.flags, I915_STALL_F_FENCE | I915_STALL_F_ENGINE |
+			I915_STALL_F_AHEAD);
+	KUNIT_EXPECT_EQ(test, w.ahead, 1);
+	KUNIT_ASSERT_TRUE(test, i915_stall_begin(&w));
+	__i915_stall_capture_request(&w, a);
+	KUNIT_EXPECT_EQ(test, w.flags & I915_STALL_F_AHEAD, I915_STALL_F_AHEAD);
+	KUNIT_EXPECT_EQ(test, w.ahead, 0);
+
+	/* As if a user task had submitted b: its stall says so. */
+	set_bit(I915_FENCE_FLAG_STALL_SUBMIT, &b->fence.flags);
+	KUNIT_EXPECT_EQ(test, mock_wait_caller(b, MOCK_DELAY), -ETIME);
+
+	mock_complete_now(a);
+	KUNIT_EXPECT_GT(test, i915_request_wait(a, 0, 10 * HZ), 0);
+	KUNIT_ASSERT_TRUE(test, i915_stall_begin(&w));
+	__i915_stall_capture_request(&w, b);
+	KUNIT_EXPECT_EQ(test, w.flags & (I915_STALL_F_AHEAD | I915_STALL_F_SUBMITTED),
+			I915_STALL_F_AHEAD | I915_STALL_F_SUBMITTED);
+	KUNIT_EXPECT_EQ(test, w.ahead, 0);
+	KUNIT_EXPECT_GT(test, i915_request_wait(b, 0, 10 * HZ), 0);
+
+	snap = i915_stall_test_snapshot(test, f->log);
+	KUNIT_EXPECT_EQ(test, snap_header(snap)->submit_record_count, 0);
+	for (i = 0; i < snap_header(snap)->record_count; i++) {
+		const struct i915_stall_record *q = snap_rec(snap, i);
+
+		if (q->fence_seqno == b->fence.seqno && q->outcome == I915_STALL_TIMEDOUT)
+			r = q;
+	}
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_EQ(test, r->flags & (I915_STALL_F_AHEAD | I915_STALL_F_SUBMITTED),
+			I915_STALL_F_AHEAD | I915_STALL_F_SUBMITTED);
+	KUNIT_EXPECT_EQ(test, r->ahead, 1);
+}
+
 /* Waiting on a request that already completed records nothing. */
 static void stall_mock_request_complete(struct kunit *test)
 {
@@ -729,6 +787,7 @@ static struct kunit_case stall_mock_cases[] = {
 	KUNIT_CASE(stall_mock_request_wait),
 	KUNIT_CASE(stall_mock_tracepoint),
 	KUNIT_CASE(stall_mock_request_timeout),
+	KUNIT_CASE(stall_mock_ahead),
 	KUNIT_CASE(stall_mock_request_complete),
 	KUNIT_CASE(stall_mock_threshold),
 	KUNIT_CASE(stall_mock_disabled),

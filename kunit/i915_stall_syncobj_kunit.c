@@ -12,6 +12,11 @@
  * memory mapped for the test (kunit_vm_mmap()).
  */
 
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+
+#include <trace/events/drm_syncobj.h>
+
 struct syncobj_fixture {
 	struct mock_fixture *f;
 	struct file *file;
@@ -248,22 +253,35 @@ static void stall_syncobj_array(struct kunit *test)
 }
 
 struct late_fence {
-	struct delayed_work work;
+	struct work_struct work;
 	struct drm_syncobj *syncobj;
 	struct dma_fence *fence;
 };
 
 static void late_fence_fn(struct work_struct *work)
 {
-	struct late_fence *lf = container_of(work, typeof(*lf), work.work);
+	struct late_fence *lf = container_of(work, typeof(*lf), work);
 
 	drm_syncobj_replace_fence(lf->syncobj, lf->fence);
 }
 
 /*
- * WAIT_FOR_SUBMIT on a syncobj with no fence yet: the fence arrives later
- * (and wakes the wait, which sleeps again), and is never named: a fence
- * that appears during the wait may be signalled and retired by its end.
+ * A probe on drm_syncobj_wait_begin below the default priority, so that
+ * it runs after the log's: the wait is about to sleep and the log has
+ * seen no fence.  Only then does the fence arrive.
+ */
+static void late_fence_begin(void *data, const struct drm_syncobj_wait_info *wait)
+{
+	struct late_fence *lf = data;
+
+	queue_work(system_unbound_wq, &lf->work);
+}
+
+/*
+ * WAIT_FOR_SUBMIT on a syncobj with no fence yet: the fence arrives once
+ * the wait is about to sleep (ordered by a probe, not by a delay), and is
+ * never named: a fence that appears during the wait may be signalled and
+ * retired by its end.
  */
 static void stall_syncobj_for_submit(struct kunit *test)
 {
@@ -271,24 +289,35 @@ static void stall_syncobj_for_submit(struct kunit *test)
 	struct late_fence lf = {};
 	const struct i915_stall_record *r;
 	struct i915_request *rq;
+	u64 t0, t1;
 	u32 h;
 
 	h = syncobj_new(test, sf, NULL, &lf.syncobj);
+	t0 = ktime_get_ns();
 	rq = submit(test, sf->f->engine->kernel_context, 2 * MOCK_DELAY);
 	lf.fence = &rq->fence;
-	INIT_DELAYED_WORK_ONSTACK(&lf.work, late_fence_fn);
-	schedule_delayed_work(&lf.work, MOCK_DELAY);
+	INIT_WORK_ONSTACK(&lf.work, late_fence_fn);
+	KUNIT_ASSERT_EQ(test, register_trace_prio_drm_syncobj_wait_begin(late_fence_begin, &lf,
+									 TRACEPOINT_DEFAULT_PRIO - 1),
+			0);
 
 	KUNIT_EXPECT_EQ(test, syncobj_wait_caller(test, sf, &h, NULL, 1,
 						  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, -1), 0);
-	flush_delayed_work(&lf.work);
-	destroy_delayed_work_on_stack(&lf.work);
+	t1 = ktime_get_ns();
+	unregister_trace_drm_syncobj_wait_begin(late_fence_begin, &lf);
+	tracepoint_synchronize_unregister();
+	flush_work(&lf.work);
+	destroy_work_on_stack(&lf.work);
 
 	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 1,
 			   I915_STALL_SYNC_FOR_SUBMIT | I915_STALL_SYNC_UNSUBMITTED);
 	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC, I915_STALL_F_KTHREAD);
 	KUNIT_EXPECT_EQ(test, r->engine_class, I915_STALL_ENGINE_NONE);
-	expect_duration(test, r, 2 * MOCK_DELAY);
+	/* It ended with the request, which ran from its submission on. */
+	KUNIT_EXPECT_GE(test, r->start_ns, t0);
+	KUNIT_EXPECT_GE(test, r->start_ns + r->duration_ns,
+			t0 + jiffies_to_nsecs(2 * MOCK_DELAY) - 2 * TICK_NSEC);
+	KUNIT_EXPECT_LE(test, r->start_ns + r->duration_ns, t1);
 }
 
 static void stall_syncobj_timeout(struct kunit *test)
