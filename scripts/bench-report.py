@@ -352,8 +352,9 @@ depths = (f"perf's samples have {p_k / p_s:.1f} kernel and {p_u / p_s:.1f} user 
           f"printed {s_k:.1f} and {s_u:.1f} (user frames joined with the CFI walk of the "
           f"stack snapshot)")
 
-unwind_note = """The records are format 1.2: each carries a 2 KiB snapshot of the user
-stack, and each is unwound by CFI from it (`docs/reader.md`, "User stacks
+unwind_note = """Each record carries a 2 KiB snapshot of the user stack (the size
+`run_bench` sets for them; 8 KiB is the default since format 1.3), and
+each is unwound by CFI from it (`docs/reader.md`, "User stacks
 of format 1.2"), every record again: what CFI says at each code address
 is asked of libdw once per address space and kept (the CFA rule, the
 same-value registers as a mask, the other rules as a list), and nothing
@@ -383,13 +384,24 @@ else:
 Not met: profile `summary` and `report` (`perf record`) to see where
 the time goes (`docs/reader.md` says what got the reader this far)."""
 
-nrec = rsize	# sizeof(struct i915_stall_record), from the log the guest wrote
-# In the ring a slot has no maps but where its table is (16 bytes); each
-# slot brings 512 bytes of table area, and a ring has 21552 bytes of head,
-# table references and file cache (docs/design.md, "Memory").
-TABLE_SLOT, RING_HEAD = 512, 21552
-slot_bytes = nrec - 16 * 128 + 16
-ring_bytes = 256 * (slot_bytes + TABLE_SLOT) + RING_HEAD
+nrec = rsize	# a record of the client's log, with the snapshot it was taken at
+# Memory at the defaults, from the code's sizes (docs/design.md, "Memory"):
+# the struct and the maps from the file's header, the rest from the kernel.
+c_hsize, = struct.unpack_from("<I", log, 12)
+c_maps_off, c_ustack_off = struct.unpack_from("<II", log, 304) if c_hsize >= 312 else (712, 2760)
+REC, MAPS = c_maps_off, c_ustack_off - c_maps_off	# struct i915_stall_record, 16 maps
+REF = 56	# struct stall_ident_ref, in a slot instead of the maps
+USTACK_DEFAULT = 8192	# STALL_USTACK_DEFAULT
+cpus = int(open(os.path.join(a.guest, "nproc")).read().split()[0]) \
+    if os.path.exists(os.path.join(a.guest, "nproc")) else 4
+rec_default = REC + MAPS + USTACK_DEFAULT
+slot_head = (REC + REF + 7) // 8 * 8	# STALL_SLOT_USTACK_OFFSET
+slot_default = slot_head + USTACK_DEFAULT
+# stall_default_slots(): 8 MiB over all CPUs, 16..256 a CPU, a power of two
+slots_default = 1 << (max(16, min(256, 8 * 2**20 // (cpus * slot_default))).bit_length() - 1)
+ring_cpu = slots_default * slot_default
+submit_cpu = slots_default * slot_head	# submit records: no snapshot
+versions_max = max(256 * 1024, min(4 * 2**20, slots_default * 4096))	# stall_ident_budget()
 
 print(f"""# Performance
 
@@ -425,8 +437,8 @@ in alternating boots of the same run, or on the host in the same run.
 | 1c | a syncobj wait on another device while this device's log is enabled, over the log disabled (same boot; issue 23) | {r1c_other:.4f} ({sync["sync-other-on"]:,.0f} vs {sync["sync-other-off"]:,.0f} ns) | | |
 | 1c | the same on this device, the wait below the threshold (the probes, nothing recorded) | {r1c_here:.4f} ({sync["sync-on"]:,.0f} vs {sync["sync-off"]:,.0f} ns) | | |
 | 2 | a record with 32 kernel + 32 user frames, over bare `stack_trace_save()` + `stack_trace_save_user()` | {r2:.3f} ({record:.0f} ns vs {unwind:.0f} ns) | <= 1.25 | {goal(r2 <= 1.25)} |
-| 2b | the same with the user stack snapshot (2 KiB, the default) and the maps of the executable and its 3 libraries | {r2b:.3f} ({rec_u[2048]:.0f} ns vs {unwind2b:.0f} ns) | <= 1.25 | {goal(r2b <= 1.25)} |
-| 2c | the same, the first record after the process's mappings changed (a walk of its VMAs) | {r2c:.3f} ({rec_new - relock:.0f} ns) | | |
+| 2b | the same with a 2 KiB user stack snapshot and the maps of the executable and its 3 libraries (8 KiB, the default since format 1.3: {rec_u[8192] / unwind2b:.3f}) | {r2b:.3f} ({rec_u[2048]:.0f} ns vs {unwind2b:.0f} ns) | <= 1.25 | {goal(r2b <= 1.25)} |
+| 2c | the same, the first record after the process's mappings changed (it asks the worker for their version) | {r2c:.3f} ({rec_new - relock:.0f} ns) | | |
 | 2d | a record on a client with {maps2d:,} mappings that maps and unmaps a buffer before each stall, 8 KiB snapshot, over the bare unwinds (issue 22) | {r2d:.3f} ({rec_remap - remap:.0f} ns vs {unwind2d:.0f} ns) | <= 1.5 | {goal(r2d <= 1.5)} |
 | 2d | the longest preemption-disabled section of those records, over the bare unwinds | {sec_max / unwind2d:.3f} (longest {sec_max:,} ns, mean {sec_mean:,.0f} ns) | <= 1.1 | {goal(sec_max <= sec_bound)}{"" if sec_max <= sec_bound or sec_mean > sec_bound else " (the mean is within)"} |
 | 2e | submit records: a submission with the log enabled less disabled, over the bare user-stack walk (32 frames; issue 24) | {r2e:.3f} ({sub_cost:.0f} ns vs {uwalk:.0f} ns) | <= 1.25 | {goal(r2e <= 1.25)} |
@@ -437,7 +449,7 @@ in alternating boots of the same run, or on the host in the same run.
 | 5 | reader, decode + symbolize + print every frame (`report`), over `perf script` | {r5:.1f}x ({ours_rate:,.0f} records/s vs {perf_rate:,.0f} samples/s) | >= 5x | {goal(r5 >= 5)} |
 | 5 | reader, decode + symbolize + aggregate (`summary`), over `perf script` | {sum_rate/perf_rate:.1f}x ({sum_rate:,.0f} records/s) | >= 5x | {goal(sum_rate >= 5 * perf_rate)} |
 | 5 | reader `report --stream` peak RSS, 100k vs 1M records | {small_rss/1024:.1f} MiB vs {stream_rss/1024:.1f} MiB | bounded | {goal(stream_rss <= 1.5 * small_rss + 4096)} |
-| 6 | memory | {nrec} bytes per record in the file; in the ring {slot_bytes} a slot and {TABLE_SLOT} of table area: 256 slots = {ring_bytes / 1024:.0f} KiB per CPU by default (4 CPUs) | | |
+| 6 | memory, from the code's sizes | {rec_default} bytes per record in the file; in the ring {slot_default} a slot: {slots_default} slots = {ring_cpu / 1024:.0f} KiB per CPU by default ({cpus} CPUs), {submit_cpu / 1024:.0f} KiB of submit records, and at most {versions_max / 1024:.0f} KiB of user-code versions per device | | |
 
 ## 1. The disabled path
 
@@ -508,14 +520,16 @@ Compared group by group as in figure 1:
 {s_rows}
 
 Ratio, the larger of the groups': **{r1b:.4f}**. Both kernels carry DRM
-core's hook (patch 10 is not under the option): what differs is that
-with the log compiled in the mock device has the i915 callbacks, which
-the hook reaches only behind its static key. In the code:
+core's `drm_syncobj_wait_begin` and `_end` tracepoints (a patch of the
+series that is not under the option); the log attaches its probes to them
+only while a log is enabled, so with the log disabled both kernels run
+the same code, and no probe. In the code:
 `drm_syncobj_array_wait_timeout()` has
 {len(s_lab)} jump label(s) on {", ".join(s_keys) or "no key"} in the
-vmlinux that ran, a NOP in the wait loop until a driver takes the key,
-and is {len(s_insn_on)} instructions long in both kernels' build of it
-({len(s_insn_off)} in the kernel without the log: the same code).
+vmlinux that ran, NOPs until a probe is attached, and is
+{len(s_insn_on)} instructions long in the kernel with the log
+({len(s_insn_off)} in the kernel without it). Figure 1c measures the
+waits while a log is enabled.
 
 ## 1c. Syncobj waits with the log enabled, here and on another device
 
@@ -572,22 +586,26 @@ The same `record` and `unwind` runs, three times each, with the guest
 program's stack running through three shared libraries
 (`libbenchdeep1.so`..`3`, every other frame) and the executable, and with
 `i915_stalls_ustack_bytes` set to each size in turn: the record then also
-copies that much stack from `sp` up and names the table of the
-executable mappings of its address space (build-id from the page cache,
-file offset, path), which the snapshot turns into the record's maps: each
-mapping a frame or a word of the snapshot points into. One record of the
-run names {one_maps} mappings: {", ".join(one_names)}, with {one_usize} bytes of stack.
-"Bytes per record" is the record in the file; in the ring a slot is 2032
-bytes smaller (no maps, where its table is) and brings {TABLE_SLOT} bytes of table
-area.
+copies up to that much stack from `sp` up, with preemption enabled, into
+its own buffer, never past the end of the stack's mapping (so a size
+larger than the stack above `sp` copies no more), and names the version
+of the executable mappings of its address space that a worker reads
+(build-id, file offset, path), which the snapshot turns into the record's
+maps: each mapping a frame or a word of the snapshot points into. One
+record of the run, at 2 KiB, names {one_maps} mappings: {", ".join(one_names)},
+with {one_usize} bytes of stack. "Bytes per record" is the record in the
+file; in the ring a slot is {MAPS - REF} bytes smaller (no maps; its
+{REF}-byte reference to the version instead). Figure 2d has a stack deep
+enough for a full 8 KiB.
 
 | snapshot | bytes per record | ns per record (median of 3) | over the bare unwinds ({unwind2b:.0f} ns) |
 |---|---|---|---|
 """ + "".join(f"| {c} | {rec_sizes[c]} | {rec_u[c]:.0f} | {rec_u[c] / unwind2b:.3f} |\n" for c in U_SIZES) + f"""
-The table is made once, at the first record, and then named by each
-record while the process's mappings stay as they were: a comparison of
-`mm_lock_seq` and of the process, no lookup. So the snapshot costs its
-copy, and the number of mappings the record names costs nothing: the
+The version is read once, by the worker, after the first record asks for
+it, and then named by each record while the process's mappings stay as
+they were: a comparison of `mm_lock_seq` and of the process in the CPU's
+cache of address spaces, no lookup. So the snapshot costs its copy, and
+the number of mappings the record names costs nothing: the
 same record from a stack whose frames are all in the executable
 (`STALL_BENCH_FLAT=1`, two mappings to name where the other stack names
 five), snapshot 0, against its own unwinds, differs by {per_lookup:.0f} ns a mapping.
@@ -598,27 +616,36 @@ a range known to hold none cost a `find_vma()`, and the 2 KiB record was
 3.276x; a cache of what the lookups found, kept per CPU while the
 mappings stayed, brought it to 1.8x, and what remained was the words
 themselves, some 30 instructions each to classify, 256 of them in 2 KiB.
-Now the snapshot looks them up in the record's table when the log is
-read (figure 4 is that snapshot).
+Since format 1.2 the snapshot looks them up when the log is read, in the
+record's table then, in the version of its mappings since 1.3 (figure 4
+is that snapshot).
 
 ## 2c. The first record after the mappings changed
 
-`stall-bench kernel DIR record-new 20000 26 40`: the same record at the
-default snapshot, after an `mmap_write_lock()` and unlock of the
-writer's mm before each record, which moves `mm_lock_seq` as any `mmap()`
-or `munmap()` does, so that no table holds and the record walks the
-process's VMAs under `mmap_read_trylock()` and compares its executable
-mappings with its last table (the same: the table is kept). Medians of
-3: {rec_new:.0f} ns per record, less {relock:.0f} ns for the lock round trip
-alone (`relock`): **{r2c:.3f}x** the bare unwinds. The walk grows with
-the number of VMAs: the bench program has few; a process with thousands
-of buffer mappings pays a few tens of instructions for each.
+`stall-bench kernel DIR record-new 20000 26 40`: the same record with a
+2 KiB snapshot, after an `mmap_write_lock()` and unlock of the writer's
+mm before each record, which moves `mm_lock_seq` as any `mmap()` or
+`munmap()` does, so that the CPU's entry for the address space no longer
+holds: the record asks the worker for the version of its mappings
+(`stall_ident_name()`), and the worker, later and on its own, finds the
+last version still true by a lookup of each of its mappings. (In format
+1.2 the record walked the VMAs itself, with preemption disabled: 1.602x.)
+Medians of 3: {rec_new:.0f} ns per record, less {relock:.0f} ns for the
+lock round trip alone (`relock`): **{r2c:.3f}x** the bare unwinds.
+Figure 2d measures the same on an address space of 2,000 mappings that
+really maps and unmaps a buffer.
 
-Why 2 KiB by default: on the Vulkan-shaped client of the end-to-end test
-(`vkapp` through Debian's libdrm, built without frame pointers), the
-reader's CFI unwind of the records cut to 256 bytes reaches the driver's
-`drv_sync_wait_many`, to 512 bytes `main`, to 1 KiB `_start`; 2 KiB is
-twice that for deeper real stacks, at {rec_u[2048] / rec_u[1024]:.2f}x the cost of 1 KiB.
+Why 8 KiB by default (2 KiB until format 1.2): on the Vulkan-shaped client
+of the end-to-end test (`vkapp` through Debian's libdrm, built without
+frame pointers), the reader's CFI unwind of the records cut to 256 bytes
+reaches the driver's `drv_sync_wait_many`, to 512 bytes `main`, to 1 KiB
+`_start`; 2 KiB was twice that. Real stacks are deeper: with Debian's real
+Vulkan loader, a Vulkan `main()` with 1.2 KiB of locals (one
+`VkPhysicalDeviceProperties` is 824 bytes) left `_start` out of 2 KiB.
+8 KiB is what perf's DWARF mode copies by default (`--call-graph dwarf`).
+Here 2 KiB costs {rec_u[2048] / rec_u[1024]:.2f}x the record at 1 KiB,
+and 8 KiB {rec_u[8192] / rec_u[2048]:.2f}x the record at 2 KiB, as far as
+this program's stack goes (above).
 
 ## 2d. The record path since format 1.3, on a GPU client's address space
 
@@ -737,12 +764,14 @@ need a second event at wait begin and a tool to pair them.
 Three writers (`stall-bench kernel DIR record 100000 0 0 CPU`, CPUs 1-3)
 record as fast as they can while CPU 0 takes 200 snapshots
 (`stall-bench snap DIR 200`: open, read everything, close) of full rings,
-each record's maps filled from its table as the snapshot copies it:
+each record's maps filled from the version of its mappings as the
+snapshot copies it (after it has the versions that records asked for
+read, `stall_ident_flush()`):
 {snap_busy/1000:.0f} us per snapshot (median; {snap_busy_max/1000:.0f} us
 max), {snap_quiet/1000:.0f} us when the writers are done: 2.7 ms before the
-tables (at d87e6e42), when the records carried their maps and the
-snapshot copied them; now it looks up the 256 words of each record's
-snapshot in its table. The writers
+tables of format 1.2 (at d87e6e42), when the records carried their maps
+and the snapshot copied them; since then it looks up the words of each
+record's 2 KiB snapshot in its table, or version. The writers
 recorded at {w_snapped:.0f} ns per record during the snapshots and
 {w_alone:.0f} ns alone: they never wait for a reader (there is no lock or
 atomic operation on their path). Under single-threaded TCG the four vCPUs
@@ -791,14 +820,23 @@ order, and its memory does not grow with the input.
 
 ## 6. Memory
 
-A record of the file is {nrec} bytes by default: the 712-byte struct (136
-bytes of fields, 32 kernel and 32 user frames, the 1.1 and 1.2 fields),
-16 maps of 128 bytes and 2 KiB of user stack; from 2760 bytes with no
-snapshot to 19144 with 16 KiB (figure 2b's table). In the ring a slot has
-no maps, only where its table is: {slot_bytes} bytes, and {TABLE_SLOT} bytes of table
-area come with it. The default ring has 256 slots per CPU up to 8 CPUs
-({ring_bytes / 1024:.0f} KiB per CPU with the ring's head, its table references and its file
-cache; {4 * ring_bytes / 2**20:.2f} MiB for 4 CPUs) and shrinks to keep a device near 8 MiB
-on bigger machines; see `docs/design.md`. Nothing is allocated until the
-log is first enabled.
+Sizes of formats 1.3 and 1.4, from the code (the struct's and the maps'
+from the header of the file the guest wrote), not measured. A record of
+the file is {rec_default} bytes by default: the {REC}-byte struct (the
+fields, 32 kernel and 32 user frames, the 1.1 and 1.2 fields), 16 maps of
+{MAPS // 16} bytes and 8 KiB of user stack; from {REC + MAPS} bytes with no
+snapshot to {REC + MAPS + 16384} with 16 KiB (figure 2b's table). In the
+ring a slot has no maps, only its {REF}-byte reference to the identity of
+its user code: {slot_default} bytes. A submit record (format 1.4) has no
+stack snapshot: {slot_head} bytes in its ring, {REC + MAPS} in the file.
+The default ring has {slots_default} slots per CPU on {cpus} CPUs
+({ring_cpu / 1024:.0f} KiB per CPU, and {submit_cpu / 1024:.0f} KiB of
+submit ring; {cpus * (ring_cpu + submit_cpu) / 2**20:.2f} MiB for the
+device) and shrinks to keep a device's stall rings near 8 MiB on bigger
+machines, at 16 slots per CPU at least; the versions of user code come on
+top, once per device, at most 4 KiB a slot of one CPU, from 256 KiB to
+4 MiB ({versions_max / 1024:.0f} KiB here), with some 47 KiB for the log's
+file cache and scratch and 648 bytes per CPU for its cache of address
+spaces; see `docs/design.md`. Nothing is allocated for the rings until
+the log is first enabled.
 """)
