@@ -184,6 +184,114 @@ if o_rcount and o_maps_off:
         one_names.append(f"`{os.path.basename(name)}`" + ("" if bid else " (no build-id)"))
 rec_sizes = {c: 712 + 16 * 128 + c for c in U_SIZES}
 
+# 1c (issue 23). syncobj waits in the bench boot, the log enabled against
+#    disabled, on this device and on a second mock device with no log;
+#    medians of the runs' medians
+sync = {t: med(t, "cpu_ns_median") for t in
+        ("sync-off", "sync-on", "sync-other-off", "sync-other-on")}
+r1c_other = sync["sync-other-on"] / sync["sync-other-off"]
+r1c_here = sync["sync-on"] / sync["sync-off"]
+nodes_f = os.path.join(a.guest, "render-nodes.txt")
+nodes = open(nodes_f).read().split() if os.path.exists(nodes_f) else ["?", "?"]
+sync_n = pick("sync-off", "n")[0]
+
+
+def sync_runs(tag):
+    return ", ".join(f"{v:,}" for v in pick(tag, "cpu_ns_median"))
+
+
+# 2d (issue 22). the record on a client with 2,000+ mappings, a buffer
+#    mapped and unmapped before each record (less that alone), over the
+#    bare unwinds from the same stacks; and the sections the record path
+#    ran with preemption disabled, timed from inside
+unwind2d = med("unwind-2d", "ns_per_iter")
+rec2d = med("record-2d", "ns_per_iter")
+rec_remap = med("record-remap", "ns_per_iter")
+remap = med("remap", "ns_per_iter")
+r2d = (rec_remap - remap) / unwind2d
+r2d_steady = rec2d / unwind2d
+maps2d = min(pick("unwind-2d", "maps") + pick("record-remap", "maps") +
+             pick("section-remap", "maps"))
+
+
+def sections(tag):
+    """(sections, mean ns, longest ns, records) over every run of tag"""
+    rs = [r for r in rows if r["tag"] == tag]
+    if not rs:
+        raise SystemExit(f"bench-report: nothing measured for {tag}")
+    n = sum(r["sections"] for r in rs)
+    mean = sum(r["section_ns_mean"] * r["sections"] for r in rs) / n if n else 0.0
+    return n, mean, max(r["section_ns_max"] for r in rs), sum(r["iter"] for r in rs)
+
+
+sec_n, sec_mean, sec_max, sec_recs = sections("section-remap")
+sec_bound = 1.1 * unwind2d
+sec_runs = ", ".join(f"{r['section_ns_mean']:.0f} / {r['section_ns_max']}"
+                     for r in rows if r["tag"] == "section-remap")
+
+# 2e (issue 24). submit records: a whole mock submission with the log
+#    enabled less disabled, over the bare walk of the user stack; and a
+#    submission with the log compiled in (disabled) over compiled out, in
+#    the boots of figure 1 (submits.jsonl: not there if BENCH_KEEP_WAITS=1
+#    kept boots from before figure 2e)
+sub_off = med("submit-off", "ns_per_iter")
+sub_on = med("submit-on", "ns_per_iter")
+uwalk = med("uwalk", "ns_per_iter")
+sub_rec = med("submit-record", "ns_per_iter")
+sub_cost = sub_on - sub_off
+r2e = sub_cost / uwalk
+ssec_n, ssec_mean, ssec_max, ssec_recs = sections("section-submit")
+sub_f = os.path.join(a.work, "submits.jsonl")
+subs = [json.loads(l) for l in open(sub_f) if l.strip()] if os.path.exists(sub_f) else []
+u_on = [r["ns_per_iter"] for r in subs if r["kernel"] == "on"]
+u_off = [r["ns_per_iter"] for r in subs if r["kernel"] == "off"]
+if u_on and u_off:
+    try:
+        _, u_pairs = grouped(u_on, u_off, "submissions")
+        u_how = "compared group by group as in figure 1, the larger of the groups' ratios"
+    except SystemExit:
+        # no group both kernels reached: all runs of each, which mixes groups
+        u_pairs = [(st.median(u_on), st.median(u_off), len(u_on), len(u_off))]
+        u_how = ("the kernels' runs share no group (figure 1), so this compares the "
+                 "medians of all their runs, which the groups' spread may move")
+    r2e_off = max(on / off for on, off, _, _ in u_pairs)
+    u_rows = "\n".join(
+        f"| {i + 1} | {n_on} runs, median {on:,.1f} | {n_off} runs, median {off:,.1f} | "
+        f"{on / off:.4f} |" for i, (on, off, n_on, n_off) in enumerate(u_pairs))
+    r2e_off_cell = f"{r2e_off:.4f}"
+    r2e_off_goal = goal(r2e_off <= 1.005)
+else:
+    r2e_off, u_pairs, u_how, u_rows = None, [], "", ""
+    r2e_off_cell, r2e_off_goal = "not measured (boots kept from before figure 2e)", ""
+
+
+def fvals(v):
+    return ", ".join(f"{x:,.1f}" for x in v)
+
+
+if r2e_off is not None:
+    sub_off_text = f"""The submit hook with no log enabled: the boots of figure 1 also ran
+`stall-bench kernel DIR submit 10000 0 40 1`, three runs a boot, on the kernel
+with the log compiled in and disabled (a patched-out jump in
+`__i915_request_commit()`) and on the kernel without it (nothing there):
+
+| kernel | ns per submission, one figure per run |
+|---|---|
+| log compiled in, disabled | {fvals(u_on)} |
+| log compiled out | {fvals(u_off)} |
+
+| group | log compiled in, disabled | log compiled out | ratio |
+|---|---|---|---|
+{u_rows}
+
+Ratio, compiled in and disabled over compiled out: **{r2e_off:.4f}**
+({u_how}); the goal is at most 1.005."""
+else:
+    sub_off_text = """The submit hook with no log enabled, against the log compiled out: not
+measured in this run (`BENCH_KEEP_WAITS=1` kept the boots of figure 1 of a
+run from before figure 2e)."""
+
+
 # 3. against ftrace
 trace_on = med("trace-on", "ns_per_iter")
 trace_off = med("trace-off", "ns_per_iter")
@@ -244,8 +352,9 @@ depths = (f"perf's samples have {p_k / p_s:.1f} kernel and {p_u / p_s:.1f} user 
           f"printed {s_k:.1f} and {s_u:.1f} (user frames joined with the CFI walk of the "
           f"stack snapshot)")
 
-unwind_note = """The records are format 1.2: each carries a 2 KiB snapshot of the user
-stack, and each is unwound by CFI from it (`docs/reader.md`, "User stacks
+unwind_note = """Each record carries a 2 KiB snapshot of the user stack (the size
+`run_bench` sets for them; 8 KiB is the default since format 1.3), and
+each is unwound by CFI from it (`docs/reader.md`, "User stacks
 of format 1.2"), every record again: what CFI says at each code address
 is asked of libdw once per address space and kept (the CFA rule, the
 same-value registers as a mask, the other rules as a list), and nothing
@@ -275,21 +384,32 @@ else:
 Not met: profile `summary` and `report` (`perf record`) to see where
 the time goes (`docs/reader.md` says what got the reader this far)."""
 
-nrec = rsize	# sizeof(struct i915_stall_record), from the log the guest wrote
-# In the ring a slot has no maps but where its table is (16 bytes); each
-# slot brings 512 bytes of table area, and a ring has 21552 bytes of head,
-# table references and file cache (docs/design.md, "Memory").
-TABLE_SLOT, RING_HEAD = 512, 21552
-slot_bytes = nrec - 16 * 128 + 16
-ring_bytes = 256 * (slot_bytes + TABLE_SLOT) + RING_HEAD
+nrec = rsize	# a record of the client's log, with the snapshot it was taken at
+# Memory at the defaults, from the code's sizes (docs/design.md, "Memory"):
+# the struct and the maps from the file's header, the rest from the kernel.
+c_hsize, = struct.unpack_from("<I", log, 12)
+c_maps_off, c_ustack_off = struct.unpack_from("<II", log, 304) if c_hsize >= 312 else (712, 2760)
+REC, MAPS = c_maps_off, c_ustack_off - c_maps_off	# struct i915_stall_record, 16 maps
+REF = 56	# struct stall_ident_ref, in a slot instead of the maps
+USTACK_DEFAULT = 8192	# STALL_USTACK_DEFAULT
+cpus = int(open(os.path.join(a.guest, "nproc")).read().split()[0]) \
+    if os.path.exists(os.path.join(a.guest, "nproc")) else 4
+rec_default = REC + MAPS + USTACK_DEFAULT
+slot_head = (REC + REF + 7) // 8 * 8	# STALL_SLOT_USTACK_OFFSET
+slot_default = slot_head + USTACK_DEFAULT
+# stall_default_slots(): 8 MiB over all CPUs, 16..256 a CPU, a power of two
+slots_default = 1 << (max(16, min(256, 8 * 2**20 // (cpus * slot_default))).bit_length() - 1)
+ring_cpu = slots_default * slot_default
+submit_cpu = slots_default * slot_head	# submit records: no snapshot
+versions_max = max(256 * 1024, min(4 * 2**20, slots_default * 4096))	# stall_ident_budget()
 
 print(f"""# Performance
 
 Measured by `make bench` (`scripts/bench.sh`), which boots the end-to-end
 guest (`e2e.mode=bench`, `run_bench` in `e2e/guest/scenario.sh`) for
-figures 2 to 4, boots it {n_boots} more times alternating between two kernels
-for figure 1 (`e2e.mode=waits`, `run_waits`), and measures the reader on
-the host. Every ratio below compares two figures taken in the same boot,
+figures 1c and 2 to 4, boots it {n_boots} more times alternating between two
+kernels for figure 1 and the disabled submit hook of 2e (`e2e.mode=waits`,
+`run_waits`), and measures the reader on the host. Every ratio below compares two figures taken in the same boot,
 in alternating boots of the same run, or on the host in the same run.
 
 - Host: {cpu_model}, 2 cores. Guest: QEMU x86_64 under **TCG** (software
@@ -314,15 +434,22 @@ in alternating boots of the same run, or on the host in the same run.
 |---|---|---|---|---|
 | 1 | wait path, log compiled in but disabled, over the log compiled out (alternating boots) | {r1:.4f} | <= 1.01 | {goal(r1 <= 1.01)} |
 | 1b | the same on the syncobj path (`DRM_IOCTL_SYNCOBJ_WAIT`) | {r1b:.4f} | <= 1.01 | {goal(r1b <= 1.01)} |
+| 1c | a syncobj wait on another device while this device's log is enabled, over the log disabled (same boot; issue 23) | {r1c_other:.4f} ({sync["sync-other-on"]:,.0f} vs {sync["sync-other-off"]:,.0f} ns) | | |
+| 1c | the same on this device, the wait below the threshold (the probes, nothing recorded) | {r1c_here:.4f} ({sync["sync-on"]:,.0f} vs {sync["sync-off"]:,.0f} ns) | | |
 | 2 | a record with 32 kernel + 32 user frames, over bare `stack_trace_save()` + `stack_trace_save_user()` | {r2:.3f} ({record:.0f} ns vs {unwind:.0f} ns) | <= 1.25 | {goal(r2 <= 1.25)} |
-| 2b | the same with the user stack snapshot (2 KiB, the default) and the maps of the executable and its 3 libraries | {r2b:.3f} ({rec_u[2048]:.0f} ns vs {unwind2b:.0f} ns) | <= 1.25 | {goal(r2b <= 1.25)} |
-| 2c | the same, the first record after the process's mappings changed (a walk of its VMAs) | {r2c:.3f} ({rec_new - relock:.0f} ns) | | |
+| 2b | the same with a 2 KiB user stack snapshot and the maps of the executable and its 3 libraries (8 KiB, the default since format 1.3: {rec_u[8192] / unwind2b:.3f}) | {r2b:.3f} ({rec_u[2048]:.0f} ns vs {unwind2b:.0f} ns) | <= 1.25 | {goal(r2b <= 1.25)} |
+| 2c | the same, the first record after the process's mappings changed (it asks the worker for their version) | {r2c:.3f} ({rec_new - relock:.0f} ns) | | |
+| 2d | a record on a client with {maps2d:,} mappings that maps and unmaps a buffer before each stall, 8 KiB snapshot, over the bare unwinds (issue 22) | {r2d:.3f} ({rec_remap - remap:.0f} ns vs {unwind2d:.0f} ns) | <= 1.5 | {goal(r2d <= 1.5)} |
+| 2d | the longest preemption-disabled section of those records, over the bare unwinds | {sec_max / unwind2d:.3f} (longest {sec_max:,} ns, mean {sec_mean:,.0f} ns) | <= 1.1 | {goal(sec_max <= sec_bound)}{"" if sec_max <= sec_bound or sec_mean > sec_bound else " (the mean is within)"} |
+| 2e | submit records: a submission with the log enabled less disabled, over the bare user-stack walk (32 frames; issue 24) | {r2e:.3f} ({sub_cost:.0f} ns vs {uwalk:.0f} ns) | <= 1.25 | {goal(r2e <= 1.25)} |
+| 2e | a submission with the log compiled in but disabled, over compiled out (alternating boots) | {r2e_off_cell} | <= 1.005 | {r2e_off_goal} |
+| 2e | the submit record's preemption-disabled section (all of it), over the bare unwinds of 2d | {ssec_max / unwind2d:.3f} (longest {ssec_max:,} ns, mean {ssec_mean:,.0f} ns) | <= 1.1 | {goal(ssec_max <= sec_bound)} |
 | 3 | per-stall overhead, the log over ftrace's stacktrace trigger + userstacktrace | {r3:.3f} ({ours_over/1000:.1f} us vs {ftrace_over/1000:.1f} us) | <= 1.0 | {goal(r3 <= 1.0)} |
 | 4 | snapshot of full rings ({snap_bytes} bytes) while writers record on the other CPUs | {snap_busy/1000:.0f} us median, {snap_busy_max/1000:.0f} us max; writers {w_snapped:.0f} ns/record vs {w_alone:.0f} alone | writers never wait | {goal(w_snapped <= 1.25 * w_alone)} |
 | 5 | reader, decode + symbolize + print every frame (`report`), over `perf script` | {r5:.1f}x ({ours_rate:,.0f} records/s vs {perf_rate:,.0f} samples/s) | >= 5x | {goal(r5 >= 5)} |
 | 5 | reader, decode + symbolize + aggregate (`summary`), over `perf script` | {sum_rate/perf_rate:.1f}x ({sum_rate:,.0f} records/s) | >= 5x | {goal(sum_rate >= 5 * perf_rate)} |
 | 5 | reader `report --stream` peak RSS, 100k vs 1M records | {small_rss/1024:.1f} MiB vs {stream_rss/1024:.1f} MiB | bounded | {goal(stream_rss <= 1.5 * small_rss + 4096)} |
-| 6 | memory | {nrec} bytes per record in the file; in the ring {slot_bytes} a slot and {TABLE_SLOT} of table area: 256 slots = {ring_bytes / 1024:.0f} KiB per CPU by default (4 CPUs) | | |
+| 6 | memory, from the code's sizes | {rec_default} bytes per record in the file; in the ring {slot_default} a slot: {slots_default} slots = {ring_cpu / 1024:.0f} KiB per CPU by default ({cpus} CPUs), {submit_cpu / 1024:.0f} KiB of submit records, and at most {versions_max / 1024:.0f} KiB of user-code versions per device | | |
 
 ## 1. The disabled path
 
@@ -393,14 +520,54 @@ Compared group by group as in figure 1:
 {s_rows}
 
 Ratio, the larger of the groups': **{r1b:.4f}**. Both kernels carry DRM
-core's hook (patch 10 is not under the option): what differs is that
-with the log compiled in the mock device has the i915 callbacks, which
-the hook reaches only behind its static key. In the code:
+core's `drm_syncobj_wait_begin` and `_end` tracepoints (a patch of the
+series that is not under the option); the log attaches its probes to them
+only while a log is enabled, so with the log disabled both kernels run
+the same code, and no probe. In the code:
 `drm_syncobj_array_wait_timeout()` has
 {len(s_lab)} jump label(s) on {", ".join(s_keys) or "no key"} in the
-vmlinux that ran, a NOP in the wait loop until a driver takes the key,
-and is {len(s_insn_on)} instructions long in both kernels' build of it
-({len(s_insn_off)} in the kernel without the log: the same code).
+vmlinux that ran, NOPs until a probe is attached, and is
+{len(s_insn_on)} instructions long in the kernel with the log
+({len(s_insn_off)} in the kernel without it). Figure 1c measures the
+waits while a log is enabled.
+
+## 1c. Syncobj waits with the log enabled, here and on another device
+
+Issue 23: what a syncobj wait costs while the log is enabled on another
+device. In the bench boot, `stall-bench syncwaits DIR DEV {sync_n} 1 1`
+(figure 1b's waits: only the ioctl is timed, in the waiting thread's CPU
+time), three runs of each, interleaved, with the log disabled and enabled,
+its threshold at 1 s, above the waits, so that nothing is recorded; on two
+devices: this mock GPU's render node (`{nodes[0]}`), and that of a second
+mock device, made for this by writing 1 to `DIR/i915_stalls_mock_other`,
+which has no log, and whose syncobjs hold this device's fences
+(`i915_stalls_mock_fence`). CPU time per syncobj wait, the median of each
+run's waits, and the median of the runs:
+
+| device | log disabled | log enabled | ratio |
+|---|---|---|---|
+| another (`{nodes[1]}`) | {sync_runs("sync-other-off")} (**{sync["sync-other-off"]:,.0f}**) | {sync_runs("sync-other-on")} (**{sync["sync-other-on"]:,.0f}**) | **{r1c_other:.4f}** |
+| this one (`{nodes[0]}`) | {sync_runs("sync-off")} (**{sync["sync-off"]:,.0f}**) | {sync_runs("sync-on")} (**{sync["sync-on"]:,.0f}**) | **{r1c_here:.4f}** |
+
+While some device's log is enabled, every syncobj wait that sleeps, of
+any DRM device, runs DRM core's `drm_syncobj_wait_begin` and `_end`
+tracepoints with the log's probes attached (`i915_stall_syncobj.c`): at
+begin the probe looks for the enabled log of the wait's device in the list
+of those enabled, finds none, and returns; at end it looks for the wait in
+its table of waits in progress, under a spinlock, and returns; and DRM
+core's wait loop checks the fences once more after begin. On the other
+device that is {sync["sync-other-on"] - sync["sync-other-off"]:+,.0f}
+instructions a wait. On this device the probes also capture, at begin, what
+the wait waits on (the request, its engine and owner) into a table entry
+they allocate, and end drops the wait at the threshold:
+{sync["sync-on"] - sync["sync-off"]:+,.0f}. With no log enabled on any
+device the tracepoints are patched-out jumps (figure 1b). The other device
+is a second instance of the same mock driver, not another driver: the probes
+compare the wait's `drm_device` with those of the enabled logs and touch
+nothing else of it before they return, so the driver behind it does not
+change what they do. The figures of both devices come from the same boot;
+boots fall into groups (figure 1), so compare the ratios, not these figures
+with figure 1b's.
 
 ## 2. Cost of one record
 
@@ -419,22 +586,26 @@ The same `record` and `unwind` runs, three times each, with the guest
 program's stack running through three shared libraries
 (`libbenchdeep1.so`..`3`, every other frame) and the executable, and with
 `i915_stalls_ustack_bytes` set to each size in turn: the record then also
-copies that much stack from `sp` up and names the table of the
-executable mappings of its address space (build-id from the page cache,
-file offset, path), which the snapshot turns into the record's maps: each
-mapping a frame or a word of the snapshot points into. One record of the
-run names {one_maps} mappings: {", ".join(one_names)}, with {one_usize} bytes of stack.
-"Bytes per record" is the record in the file; in the ring a slot is 2032
-bytes smaller (no maps, where its table is) and brings {TABLE_SLOT} bytes of table
-area.
+copies up to that much stack from `sp` up, with preemption enabled, into
+its own buffer, never past the end of the stack's mapping (so a size
+larger than the stack above `sp` copies no more), and names the version
+of the executable mappings of its address space that a worker reads
+(build-id, file offset, path), which the snapshot turns into the record's
+maps: each mapping a frame or a word of the snapshot points into. One
+record of the run, at 2 KiB, names {one_maps} mappings: {", ".join(one_names)},
+with {one_usize} bytes of stack. "Bytes per record" is the record in the
+file; in the ring a slot is {MAPS - REF} bytes smaller (no maps; its
+{REF}-byte reference to the version instead). Figure 2d has a stack deep
+enough for a full 8 KiB.
 
 | snapshot | bytes per record | ns per record (median of 3) | over the bare unwinds ({unwind2b:.0f} ns) |
 |---|---|---|---|
 """ + "".join(f"| {c} | {rec_sizes[c]} | {rec_u[c]:.0f} | {rec_u[c] / unwind2b:.3f} |\n" for c in U_SIZES) + f"""
-The table is made once, at the first record, and then named by each
-record while the process's mappings stay as they were: a comparison of
-`mm_lock_seq` and of the process, no lookup. So the snapshot costs its
-copy, and the number of mappings the record names costs nothing: the
+The version is read once, by the worker, after the first record asks for
+it, and then named by each record while the process's mappings stay as
+they were: a comparison of `mm_lock_seq` and of the process in the CPU's
+cache of address spaces, no lookup. So the snapshot costs its copy, and
+the number of mappings the record names costs nothing: the
 same record from a stack whose frames are all in the executable
 (`STALL_BENCH_FLAT=1`, two mappings to name where the other stack names
 five), snapshot 0, against its own unwinds, differs by {per_lookup:.0f} ns a mapping.
@@ -445,27 +616,124 @@ a range known to hold none cost a `find_vma()`, and the 2 KiB record was
 3.276x; a cache of what the lookups found, kept per CPU while the
 mappings stayed, brought it to 1.8x, and what remained was the words
 themselves, some 30 instructions each to classify, 256 of them in 2 KiB.
-Now the snapshot looks them up in the record's table when the log is
-read (figure 4 is that snapshot).
+Since format 1.2 the snapshot looks them up when the log is read, in the
+record's table then, in the version of its mappings since 1.3 (figure 4
+is that snapshot).
 
 ## 2c. The first record after the mappings changed
 
-`stall-bench kernel DIR record-new 20000 26 40`: the same record at the
-default snapshot, after an `mmap_write_lock()` and unlock of the
-writer's mm before each record, which moves `mm_lock_seq` as any `mmap()`
-or `munmap()` does, so that no table holds and the record walks the
-process's VMAs under `mmap_read_trylock()` and compares its executable
-mappings with its last table (the same: the table is kept). Medians of
-3: {rec_new:.0f} ns per record, less {relock:.0f} ns for the lock round trip
-alone (`relock`): **{r2c:.3f}x** the bare unwinds. The walk grows with
-the number of VMAs: the bench program has few; a process with thousands
-of buffer mappings pays a few tens of instructions for each.
+`stall-bench kernel DIR record-new 20000 26 40`: the same record with a
+2 KiB snapshot, after an `mmap_write_lock()` and unlock of the writer's
+mm before each record, which moves `mm_lock_seq` as any `mmap()` or
+`munmap()` does, so that the CPU's entry for the address space no longer
+holds: the record asks the worker for the version of its mappings
+(`stall_ident_name()`), and the worker, later and on its own, finds the
+last version still true by a lookup of each of its mappings. (In format
+1.2 the record walked the VMAs itself, with preemption disabled: 1.602x.)
+Medians of 3: {rec_new:.0f} ns per record, less {relock:.0f} ns for the
+lock round trip alone (`relock`): **{r2c:.3f}x** the bare unwinds.
+Figure 2d measures the same on an address space of 2,000 mappings that
+really maps and unmaps a buffer.
 
-Why 2 KiB by default: on the Vulkan-shaped client of the end-to-end test
-(`vkapp` through Debian's libdrm, built without frame pointers), the
-reader's CFI unwind of the records cut to 256 bytes reaches the driver's
-`drv_sync_wait_many`, to 512 bytes `main`, to 1 KiB `_start`; 2 KiB is
-twice that for deeper real stacks, at {rec_u[2048] / rec_u[1024]:.2f}x the cost of 1 KiB.
+Why 8 KiB by default (2 KiB until format 1.2): on the Vulkan-shaped client
+of the end-to-end test (`vkapp` through Debian's libdrm, built without
+frame pointers), the reader's CFI unwind of the records cut to 256 bytes
+reaches the driver's `drv_sync_wait_many`, to 512 bytes `main`, to 1 KiB
+`_start`; 2 KiB was twice that. Real stacks are deeper: with Debian's real
+Vulkan loader, a Vulkan `main()` with 1.2 KiB of locals (one
+`VkPhysicalDeviceProperties` is 824 bytes) left `_start` out of 2 KiB.
+8 KiB is what perf's DWARF mode copies by default (`--call-graph dwarf`).
+Here 2 KiB costs {rec_u[2048] / rec_u[1024]:.2f}x the record at 1 KiB,
+and 8 KiB {rec_u[8192] / rec_u[2048]:.2f}x the record at 2 KiB, as far as
+this program's stack goes (above).
+
+## 2d. The record path since format 1.3, on a GPU client's address space
+
+Issue 22. `stall-bench kernel DIR MODE 10000 26 40` with
+`STALL_BENCH_MAPS=1024 STALL_BENCH_PAD=16384`: before it writes, the program
+makes the address space of a GPU client, {maps2d:,} mappings in all: 2,048
+one-page mappings that cannot merge (read-only and read-write in turn, as
+buffers and their guard pages), 32 executable mappings of its own first page
+(as more libraries: each is in the version of its mappings the worker
+keeps, and checks) and its own; and it writes 16 KiB of stack above its 40
+frames, so that the default 8 KiB stack snapshot is full. The snapshot is at
+its default, 8 KiB. Three runs of each mode, interleaved:
+
+| mode | ns per iteration (median of 3) | over the bare unwinds |
+|---|---|---|
+| `unwind`: `stack_trace_save()` + `stack_trace_save_user()`, 32 frames each | {unwind2d:.0f} | 1 |
+| `record`: a record, the mappings unchanged since the last | {rec2d:.0f} | {r2d_steady:.3f} |
+| `record-remap`: `vm_mmap()` and `vm_munmap()` of a 1 MiB anonymous buffer in the writer's address space, then a record | {rec_remap:.0f} | |
+| `remap`: the mapping and unmapping alone | {remap:.0f} | |
+| `record-remap` less `remap`: **a record after the client mapped and unmapped a buffer** | {rec_remap - remap:.0f} | **{r2d:.3f}** |
+
+The goal is at most 1.5x. After a buffer was mapped and unmapped,
+`mm_lock_seq` has moved, the CPU's entry for the address space no longer
+holds, and each record asks the worker for the version of the process's
+mappings (`stall_ident_name()`); the worker (`i915_stall_user.c`) runs once a
+jiffy at most while records ask, and finds the last version still true by
+one lookup per executable mapping of it, without walking the VMAs. It runs
+on another CPU; under single-threaded TCG with `-icount` the clock counts
+every vCPU's instructions, so the part of the worker's that falls in a run
+is in that run's figure.
+
+The longest preemption-disabled section. With `STALL_BENCH_SECTIONS=1` the
+same `record-remap` runs have the kernel time, from inside `stall_record()`,
+each section the record path runs with preemption disabled, from after
+`preempt_disable()` to before `preempt_enable()`, with the clock the
+benchmarks read (`i915_stall_sections_start()`: a static key that exists
+only in kernels with the mock GPU; in those it is a patched-out jump at each
+end of the section until a benchmark asks, and in the others there is
+nothing there). The section is `stall_ident_name()` (the CPU's entry for the
+address space, under its raw spinlock, and the request to the worker),
+the copy of the record, made before with preemption enabled, into its slot,
+and the commit; or, if no buffer could be had without sleeping, the whole
+record made in the slot. The section is timed where it runs rather than
+copied into the benchmark, so that what is measured is that code on each
+record, its slot and its CPU's entry. Over the three runs: {sec_n:,}
+sections for {sec_recs:,} records, mean {sec_mean:,.0f} ns, the longest
+{sec_max:,} ns: **{sec_max / unwind2d:.3f}x** the bare unwinds (goal: at
+most 1.1x, {sec_bound:,.0f} ns); the mean is {sec_mean / unwind2d:.3f}x.
+Runs (mean / longest, ns): {sec_runs}. Each time includes a reading of the
+clock, the interrupts the CPU took during the section (preemption is
+disabled there, not interrupts), and, under single-threaded TCG, the
+instructions of other vCPUs whose turn came during it: the longest is an
+upper bound of the section's own length.
+
+## 2e. Submit records
+
+Issue 24: while the log is enabled, each request a user task submits gets a
+submit record (`i915_stall_submit()` in `__i915_request_commit()`): the
+frame-pointer walk of the user stack and the identity of its code, made in
+its slot with preemption disabled. `stall-bench kernel DIR MODE 10000 0 40`,
+from a user stack 40 frames deep, five runs of each, interleaved:
+
+- `submit`: one submission of a mock request on a GEM context of the
+  writer, as a client submits its work: `mock_request()`, which makes the
+  request (and retires the oldest completed request of the context), and
+  `i915_request_add()`, which commits it (the submit hook) and submits it;
+  the mock engine completes a request of 0 ms as it is submitted, so the
+  context never holds more than two (the completion queues the
+  breadcrumbs' `irq_work`, whose interrupt falls in the loop too). That is
+  all the timed loop holds: the context is made and pinned before it (a
+  busy client's context stays pinned), and closed after. With the log disabled, **{sub_off:,.0f} ns**
+  per submission; enabled, **{sub_on:,.0f} ns**.
+- `uwalk`: `stack_trace_save_user()` of 32 frames alone, the walk a submit
+  record makes: **{uwalk:,.0f} ns**.
+- `submit-record`: `i915_stall_record_submit()` alone, of a made-up request:
+  {sub_rec:,.0f} ns, {sub_rec / uwalk:.3f}x the walk.
+
+A submission costs {sub_cost:,.0f} ns more with the log enabled:
+**{r2e:.3f}x** the bare walk (goal: at most 1.25x). Runs, ns per
+iteration: disabled {runs("submit-off")}; enabled {runs("submit-on")};
+walk {runs("uwalk")}; submit record {runs("submit-record")}.
+
+The submit record is made with preemption disabled, all of it. Timed as in
+2d (`STALL_BENCH_SECTIONS=1`, one run of `submit-record`): {ssec_n:,}
+sections, mean {ssec_mean:,.0f} ns, the longest {ssec_max:,} ns:
+{ssec_max / unwind2d:.3f}x the bare unwinds of 2d (kernel and user).
+
+{sub_off_text}
 
 ## 3. Against ftrace
 
@@ -497,12 +765,14 @@ need a second event at wait begin and a tool to pair them.
 Three writers (`stall-bench kernel DIR record 100000 0 0 CPU`, CPUs 1-3)
 record as fast as they can while CPU 0 takes 200 snapshots
 (`stall-bench snap DIR 200`: open, read everything, close) of full rings,
-each record's maps filled from its table as the snapshot copies it:
+each record's maps filled from the version of its mappings as the
+snapshot copies it (after it has the versions that records asked for
+read, `stall_ident_flush()`):
 {snap_busy/1000:.0f} us per snapshot (median; {snap_busy_max/1000:.0f} us
 max), {snap_quiet/1000:.0f} us when the writers are done: 2.7 ms before the
-tables (at d87e6e42), when the records carried their maps and the
-snapshot copied them; now it looks up the 256 words of each record's
-snapshot in its table. The writers
+tables of format 1.2 (at d87e6e42), when the records carried their maps
+and the snapshot copied them; since then it looks up the words of each
+record's 2 KiB snapshot in its table, or version. The writers
 recorded at {w_snapped:.0f} ns per record during the snapshots and
 {w_alone:.0f} ns alone: they never wait for a reader (there is no lock or
 atomic operation on their path). Under single-threaded TCG the four vCPUs
@@ -551,14 +821,23 @@ order, and its memory does not grow with the input.
 
 ## 6. Memory
 
-A record of the file is {nrec} bytes by default: the 712-byte struct (136
-bytes of fields, 32 kernel and 32 user frames, the 1.1 and 1.2 fields),
-16 maps of 128 bytes and 2 KiB of user stack; from 2760 bytes with no
-snapshot to 19144 with 16 KiB (figure 2b's table). In the ring a slot has
-no maps, only where its table is: {slot_bytes} bytes, and {TABLE_SLOT} bytes of table
-area come with it. The default ring has 256 slots per CPU up to 8 CPUs
-({ring_bytes / 1024:.0f} KiB per CPU with the ring's head, its table references and its file
-cache; {4 * ring_bytes / 2**20:.2f} MiB for 4 CPUs) and shrinks to keep a device near 8 MiB
-on bigger machines; see `docs/design.md`. Nothing is allocated until the
-log is first enabled.
+Sizes of formats 1.3 and 1.4, from the code (the struct's and the maps'
+from the header of the file the guest wrote), not measured. A record of
+the file is {rec_default} bytes by default: the {REC}-byte struct (the
+fields, 32 kernel and 32 user frames, the 1.1 and 1.2 fields), 16 maps of
+{MAPS // 16} bytes and 8 KiB of user stack; from {REC + MAPS} bytes with no
+snapshot to {REC + MAPS + 16384} with 16 KiB (figure 2b's table). In the
+ring a slot has no maps, only its {REF}-byte reference to the identity of
+its user code: {slot_default} bytes. A submit record (format 1.4) has no
+stack snapshot: {slot_head} bytes in its ring, {REC + MAPS} in the file.
+The default ring has {slots_default} slots per CPU on {cpus} CPUs
+({ring_cpu / 1024:.0f} KiB per CPU, and {submit_cpu / 1024:.0f} KiB of
+submit ring; {cpus * (ring_cpu + submit_cpu) / 2**20:.2f} MiB for the
+device) and shrinks to keep a device's stall rings near 8 MiB on bigger
+machines, at 16 slots per CPU at least; the versions of user code come on
+top, once per device, at most 4 KiB a slot of one CPU, from 256 KiB to
+4 MiB ({versions_max / 1024:.0f} KiB here), with some 47 KiB for the log's
+file cache and scratch and 648 bytes per CPU for its cache of address
+spaces; see `docs/design.md`. Nothing is allocated for the rings until
+the log is first enabled.
 """)

@@ -27,14 +27,15 @@ E2E_KDIR=$ON
 E2E_QEMU_ARGS="-icount shift=0"
 W=$OUT/bench
 # BENCH_KEEP_WAITS=1: keep figure 1's boots of the last run ($W/waits.jsonl,
-# $W/syncwaits.jsonl), which only a change to the disabled path can move,
-# and sections 5b and 7 of docs/performance.md; measure the rest again.
+# $W/syncwaits.jsonl, and $W/submits.jsonl for figure 2e if it has it),
+# which only a change to the disabled path can move, and sections 5b and 7
+# of docs/performance.md; measure the rest again.
 KEEP=${BENCH_KEEP_WAITS:-0}
 if [ "$KEEP" = 1 ]; then
 	[ -s "$W/waits.jsonl" ] && [ -s "$W/syncwaits.jsonl" ] ||
 		{ echo "bench: BENCH_KEEP_WAITS=1 but no earlier waits in $W" >&2; exit 1; }
 	find "$W" -mindepth 1 -maxdepth 1 ! -name 'waits.jsonl' ! -name 'syncwaits.jsonl' \
-		-exec rm -rf {} +
+		! -name 'submits.jsonl' -exec rm -rf {} +
 	cp "$TOP/docs/performance.md" "$W/performance.old.md"
 else
 	rm -rf "$W"
@@ -63,13 +64,18 @@ kbuild "$ON" "$KBASE/drivers/gpu/drm/i915/tests/.kunitconfig" "$TOP/kunit/bench.
 
 grep -aq i915_stalls_mock_bench "$ON/vmlinux" ||
 	{ echo "bench: the kernel has no i915_stalls_mock_bench: run make tree" >&2; exit 1; }
+# figures 1c, 2d and 2e: the second mock device, and the modes that came with it
+for k in on $([ "$KEEP" = 1 ] || echo off); do
+	grep -aq i915_stalls_mock_other "${KDIR[$k]}/vmlinux" ||
+		{ echo "bench: ${KDIR[$k]} has no i915_stalls_mock_other (figures 1c, 2d, 2e): a tree from before them" >&2; exit 1; }
+done
 if ! grep -aq i915_stalls_mock_wait "$OFF/vmlinux" || grep -q '^CONFIG_DRM_I915_STALL_LOG=y' "$OFF/.config"; then
 	echo "bench: $OFF is not a mock GPU kernel without the stall log" >&2
 	exit 1
 fi
 
 e2e_build
-e2e_boot bench 900 1
+e2e_boot bench 1500 1
 G=$E2E_OUT/bench/guest
 [ "$(cat "$G/rc")" = 0 ] || { echo "bench: the guest scenario failed:" >&2; cat "$G/scenario.log" >&2; exit 1; }
 
@@ -84,6 +90,7 @@ for i in 1 2 3 4 5; do
 			{ echo "bench: waits on $E2E_KDIR failed:" >&2; cat "$E2E_OUT/waits/guest/scenario.log" >&2; exit 1; }
 		sed "s/^{/{\"kernel\":\"$k\",\"boot\":$i,/" "$E2E_OUT/waits/guest/waits.jsonl" >> "$W/waits.jsonl"
 		sed "s/^{/{\"kernel\":\"$k\",\"boot\":$i,/" "$E2E_OUT/waits/guest/syncwaits.jsonl" >> "$W/syncwaits.jsonl"
+		sed "s/^{/{\"kernel\":\"$k\",\"boot\":$i,/" "$E2E_OUT/waits/guest/submits.jsonl" >> "$W/submits.jsonl"
 	done
 done
 E2E_KDIR=$ON

@@ -5,9 +5,20 @@
  *
  *   stall-bench kernel DIR MODE ITER KDEPTH UDEPTH [CPU]
  *	recurse UDEPTH user frames (frame pointers), then run the kernel
- *	microbenchmark MODE (empty, hook, unwind, record) through
- *	DIR/i915_stalls_mock_bench with ITER iterations at KDEPTH extra
- *	kernel frames; pinned to CPU if given
+ *	microbenchmark MODE (empty, hook, unwind, uwalk, record, record-remap,
+ *	remap, submit, submit-record, ...: see stall_bench_write() in the mock
+ *	GPU) through DIR/i915_stalls_mock_bench with ITER iterations at KDEPTH
+ *	extra kernel frames; pinned to CPU if given.  From the environment:
+ *	  STALL_BENCH_FLAT=1	every user frame in the executable
+ *	  STALL_BENCH_MAPS=N	first make 2N one-page mappings that cannot
+ *				merge and EXEC_MAPS executable mappings of this
+ *				program, as a GPU client has its buffers and
+ *				libraries (issue 22)
+ *	  STALL_BENCH_PAD=BYTES	that much stack, written, above the UDEPTH
+ *				frames: a record's stack snapshot is then full
+ *	  STALL_BENCH_SECTIONS=1	have the kernel time the record path's
+ *				preemption-disabled sections during the run
+ *	The JSON line says how many mappings the process had ("maps").
  *   stall-bench waits DIR N MS [CPU]
  *	N mock waits of MS milliseconds from a 32-frame user stack; the
  *	waiting thread's CPU time per wait (what recording adds) and wall
@@ -22,6 +33,7 @@
  *	N snapshots of DIR/i915_stalls: open, read all, close; time each
  */
 #define _GNU_SOURCE
+#include <alloca.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -30,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +81,8 @@ int bench_deep3(int depth, int (*leaf)(void *), void *arg, bench_back_fn back);
 
 /* STALL_BENCH_FLAT=1: every frame in the executable, none in the libraries. */
 static int flat;
+/* STALL_BENCH_SECTIONS=1: the kernel times the preemption-disabled sections. */
+static int sections;
 
 /*
  * The user stack the kernel walks: @depth frames, of this function and,
@@ -109,18 +124,66 @@ struct kargs {
 	unsigned int kdepth;
 };
 
+/* The mappings of this process: the lines of /proc/self/maps. */
+static int count_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int c, n = 0;
+
+	if (!f)
+		die("/proc/self/maps");
+	while ((c = getc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* Executable mappings of this program that STALL_BENCH_MAPS adds. */
+#define EXEC_MAPS 32
+
+/*
+ * STALL_BENCH_MAPS=N: a GPU client's address space, 2,000 mappings and
+ * more (buffers, their guard pages, libraries): one region of 2N pages,
+ * read-only, of which every other page is made writable, so that it is 2N
+ * mappings that cannot merge; and EXEC_MAPS mappings of this program's
+ * first page, read and execute, which cannot merge either (each is at
+ * file offset 0), so that the identity of its code has that many more
+ * mappings to check.  Nothing is touched: no page is populated.
+ */
+static void make_maps(int n)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p;
+	int i, fd;
+
+	p = mmap(NULL, 2 * (size_t)n * pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap");
+	for (i = 0; i < n; i++)
+		if (mprotect(p + (2 * (size_t)i + 1) * pg, pg, PROT_READ | PROT_WRITE))
+			die("mprotect");
+	fd = open("/proc/self/exe", O_RDONLY);
+	if (fd < 0)
+		die("/proc/self/exe");
+	for (i = 0; i < EXEC_MAPS; i++)
+		if (mmap(NULL, pg, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			die("mmap /proc/self/exe");
+	close(fd);
+}
+
 static int kernel_leaf(void *p)
 {
 	const struct kargs *a = p;
-	char cmd[128], res[128], path[512];
+	char cmd[128], res[256], path[512];
+	int fd, maps = count_maps();
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/i915_stalls_mock_bench", dir);
 	fd = open(path, O_RDWR);
 	if (fd < 0)
 		die(path);
-	snprintf(cmd, sizeof(cmd), "%s %llu %u", a->mode, a->iter, a->kdepth);
+	snprintf(cmd, sizeof(cmd), "%s %llu %u%s", a->mode, a->iter, a->kdepth,
+		 sections ? " 1" : "");
 	if (write(fd, cmd, strlen(cmd)) < 0)
 		die(cmd);
 	n = pread(fd, res, sizeof(res) - 1, 0);
@@ -130,13 +193,20 @@ static int kernel_leaf(void *p)
 	close(fd);
 	{
 		char mode[32];
-		unsigned long long iter, ns;
+		unsigned long long iter, ns, count, sum, max;
+		int got = sscanf(res, "%31s %llu %llu %llu %llu %llu", mode, &iter, &ns,
+				 &count, &sum, &max);
 
-		if (sscanf(res, "%31s %llu %llu", mode, &iter, &ns) != 3)
+		if (got != 3 && got != 6)
 			die("parse result");
 		printf("{\"bench\":\"kernel\",\"mode\":\"%s\",\"iter\":%llu,"
-		       "\"ns\":%llu,\"ns_per_iter\":%.1f,\"cpu\":%d}\n",
-		       mode, iter, ns, (double)ns / (double)iter, sched_getcpu());
+		       "\"ns\":%llu,\"ns_per_iter\":%.1f,\"cpu\":%d,\"maps\":%d",
+		       mode, iter, ns, (double)ns / (double)iter, sched_getcpu(), maps);
+		if (got == 6)
+			printf(",\"sections\":%llu,\"section_ns_mean\":%.1f,"
+			       "\"section_ns_max\":%llu", count,
+			       count ? (double)sum / (double)count : 0.0, max);
+		printf("}\n");
 	}
 	return 0;
 }
@@ -219,14 +289,28 @@ static void pin(int cpu)
 int main(int argc, char **argv)
 {
 	flat = getenv("STALL_BENCH_FLAT") && !strcmp(getenv("STALL_BENCH_FLAT"), "1");
+	sections = getenv("STALL_BENCH_SECTIONS") && !strcmp(getenv("STALL_BENCH_SECTIONS"), "1");
 	if (argc >= 8 && !strcmp(argv[1], "kernel")) {
 		struct kargs a = { argv[3], strtoull(argv[4], NULL, 0),
 				   (unsigned int)atoi(argv[5]) };
+		size_t pad = getenv("STALL_BENCH_PAD") ? strtoul(getenv("STALL_BENCH_PAD"), NULL, 0) : 0;
+		int ret;
 
 		dir = argv[2];
 		if (argc >= 8 && argv[7][0] != '-')
 			pin(atoi(argv[7]));
-		return deep(atoi(argv[6]), kernel_leaf, &a);
+		if (getenv("STALL_BENCH_MAPS"))
+			make_maps(atoi(getenv("STALL_BENCH_MAPS")));
+		if (pad) {
+			/* above every frame deep() makes, and resident */
+			char *stack = alloca(pad);
+
+			memset(stack, 1, pad);
+			__asm__ volatile("" : : "r"(stack) : "memory");
+		}
+		ret = deep(atoi(argv[6]), kernel_leaf, &a);
+		__asm__ volatile("" : "+r"(ret));	/* the pad stays until deep() returns */
+		return ret;
 	}
 	if (argc >= 5 && !strcmp(argv[1], "waits")) {
 		int i, n = atoi(argv[3]);

@@ -7,8 +7,9 @@
 #   run_demo   one client for `make demo`
 #   run_smoke  mounts and the transport only (any kernel)
 #   run_bench  the kernel figures of `make bench`
-#   run_waits  mock waits with no log enabled, on a kernel with the stall
-#              log compiled in or out (`make bench`, figure 1)
+#   run_waits  mock waits and submissions with no log enabled, on a kernel
+#              with the stall log compiled in or out (`make bench`, figures
+#              1, 1b and the disabled hook of 2e)
 #
 # Clients are gpu-demo processes (see e2e/client/gpu-demo.c) that report
 # what they did as JSON lines in $out/client-TAG.jsonl, then stay alive
@@ -386,12 +387,83 @@ run_bench() {
 	ctl i915_stalls_clear 1
 	ctl i915_stalls_threshold_us 1000
 	capture bench client-stalls.bin client.ar --frames 5,5,5,5 --worker 5,5 || return 1
+
+	# After the reader's input was made, so that none of it changes that:
+	# the figures of issues 22, 23 and 24, on the format 1.3/1.4 record path.
+	ctl i915_stalls_clear 1 && ctl i915_stalls_threshold_us 0 || return 1
+
+	# 2d (issue 22). A record on a client shaped like a GPU client: more
+	#     than 2,000 mappings (STALL_BENCH_MAPS, in stall-bench.c), and 16
+	#     KiB of written stack above its 40 frames, so that the default
+	#     8 KiB stack snapshot is full; record-remap maps and unmaps a 1 MiB
+	#     buffer before each record, so that each record asks for the
+	#     version of its mappings, less remap alone; against the bare
+	#     unwinds from the same stacks.  And the sections the record path
+	#     runs with preemption disabled, timed from inside
+	#     (STALL_BENCH_SECTIONS=1): their mean and the longest.
+	ctl i915_stalls_ustack_bytes 8192 && ctl i915_stalls_enable 1 || return 1
+	for i in 1 2 3; do
+		gpu_client unwind | tag unwind-2d || return 1
+		gpu_client record | tag record-2d || return 1
+		gpu_client record-remap | tag record-remap || return 1
+		gpu_client remap | tag remap || return 1
+		STALL_BENCH_SECTIONS=1 gpu_client record-remap | tag section-remap || return 1
+	done
+	ctl i915_stalls_clear 1
+
+	# 2e (issue 24). Submit records: a whole submission of a mock request
+	#     from a 40-frame user stack, with the log disabled and enabled,
+	#     against the bare walk of the user stack a submit record makes
+	#     (uwalk), and the submit record alone; interleaved.  Then the
+	#     submit record's preemption-disabled section, timed.
+	for i in 1 2 3 4 5; do
+		ctl i915_stalls_enable 0 || return 1
+		$b kernel "$D" submit 10000 0 40 0 | tag submit-off || return 1
+		ctl i915_stalls_enable 1 || return 1
+		$b kernel "$D" submit 10000 0 40 0 | tag submit-on || return 1
+		$b kernel "$D" uwalk 10000 0 40 0 | tag uwalk || return 1
+		$b kernel "$D" submit-record 10000 0 40 0 | tag submit-record || return 1
+	done
+	STALL_BENCH_SECTIONS=1 $b kernel "$D" submit-record 10000 0 40 0 | tag section-submit || return 1
+	ctl i915_stalls_clear 1
+
+	# 1c (issue 23). Syncobj waits (as figure 1b's) with the log enabled,
+	#     against the log disabled, on this device and on another one: a
+	#     second mock device, with no log, made now
+	#     (i915_stalls_mock_other); its syncobjs hold this device's fences.
+	#     The threshold is above the waits: on this device the probes
+	#     capture each wait and drop it at the threshold, nothing is
+	#     recorded; on the other they find no log and return.
+	local r1 r2
+	for r1 in /dev/dri/renderD*; do
+		[ -c "$r1" ] && break
+	done
+	[ -c "$r1" ] || { log "no render node"; return 1; }
+	echo 1 > "$D/i915_stalls_mock_other" || { log "no second mock device"; return 1; }
+	r2=/dev/dri/$(cat "$D/i915_stalls_mock_other")
+	[ -c "$r2" ] && [ "$r2" != "$r1" ] || { log "second mock device: no render node $r2"; return 1; }
+	echo "$r1 $r2" > "$out/render-nodes.txt"
+	ctl i915_stalls_threshold_us 1000000 || return 1
+	for i in 1 2 3; do
+		ctl i915_stalls_enable 0 || return 1
+		$b syncwaits "$D" "$r1" 300 1 1 | tag sync-off || return 1
+		$b syncwaits "$D" "$r2" 300 1 1 | tag sync-other-off || return 1
+		ctl i915_stalls_enable 1 || return 1
+		$b syncwaits "$D" "$r1" 300 1 1 | tag sync-on || return 1
+		$b syncwaits "$D" "$r2" 300 1 1 | tag sync-other-on || return 1
+	done
 	ctl i915_stalls_enable 0
 	return 0
 }
 
+# stall-bench kernel MODE on a client shaped like a GPU client (figure 2d).
+gpu_client() {
+	STALL_BENCH_MAPS=1024 STALL_BENCH_PAD=16384 $b kernel "$D" "$1" 10000 26 40 0
+}
+
 # The same mock waits on a kernel with the stall log compiled in but
-# disabled and on one without it: what the disabled hooks cost a wait.
+# disabled and on one without it: what the disabled hooks cost a wait; and
+# the same for a submission (the submit hook).
 run_waits() {
 	local b=/opt/gpu-demo/stall-bench f i
 	D=
@@ -416,5 +488,10 @@ run_waits() {
 	[ -c "$r" ] || { log "no render node"; return 1; }
 	for i in 1 2 3; do
 		$b syncwaits "$D" "$r" 300 1 1 >> "$out/syncwaits.jsonl" || return 1
+	done
+	# A submission of a mock request (figure 2e), no log enabled: the
+	# submit hook in __i915_request_commit() compiled in or out.
+	for i in 1 2 3; do
+		$b kernel "$D" submit 10000 0 40 1 >> "$out/submits.jsonl" || return 1
 	done
 }
