@@ -164,6 +164,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/security.h>
@@ -518,6 +519,90 @@ static noinline void stall_fill_cb(const struct i915_stall_rings *rings,
 	trace_i915_stall(arg->log->drm, s);
 }
 
+#if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG_MOCK)
+/*
+ * For the mock GPU's benchmarks only (tests/i915_stall_mock.c): between
+ * i915_stall_sections_start() and i915_stall_sections_stop(), each section
+ * the record path runs with preemption disabled is timed, with the clock
+ * the benchmarks read, into its CPU's sums.  The section is timed where it
+ * runs, so that what is measured is that code on that record, its slot
+ * and its CPU's cache of versions, not a copy of it.  Any other time each
+ * end of a section is a patched-out jump; without the mock GPU, nothing.
+ */
+static DEFINE_STATIC_KEY_FALSE(stall_sections_key);
+static DEFINE_PER_CPU(struct i915_stall_sections, stall_sections);
+
+static __always_inline u64 stall_section_begin(void)
+{
+	return static_branch_unlikely(&stall_sections_key) ? ktime_get_ns() : 0;
+}
+
+static noinline void __stall_section_end(u64 t0)
+{
+	struct i915_stall_sections *s = this_cpu_ptr(&stall_sections);
+	u64 ns = ktime_get_ns() - t0;
+
+	/* A section begun before the timing was: not timed. */
+	if (!t0)
+		return;
+	s->count++;
+	s->sum_ns += ns;
+	s->max_ns = max(s->max_ns, ns);
+}
+
+/* Context: preemption disabled since stall_section_begin() returned @t0. */
+static __always_inline void stall_section_end(u64 t0)
+{
+	if (static_branch_unlikely(&stall_sections_key))
+		__stall_section_end(t0);
+}
+
+/**
+ * i915_stall_sections_start - time the preemption-disabled sections of records
+ *
+ * For the mock GPU's benchmarks: from now on, until
+ * i915_stall_sections_stop(), each section the record path runs with
+ * preemption disabled is timed, from after preempt_disable() to before
+ * preempt_enable(), with ktime_get_ns(); one reading of the clock is in
+ * each time.  One benchmark at a time.
+ *
+ * Context: Process context; sleeps.
+ */
+void i915_stall_sections_start(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(&stall_sections, cpu), 0, sizeof(struct i915_stall_sections));
+	static_branch_inc(&stall_sections_key);
+}
+
+/**
+ * i915_stall_sections_stop - stop timing the sections, and sum them
+ * @out: the sections timed on every CPU since i915_stall_sections_start()
+ *
+ * Context: Process context; sleeps.
+ */
+void i915_stall_sections_stop(struct i915_stall_sections *out)
+{
+	unsigned int cpu;
+
+	static_branch_dec(&stall_sections_key);
+	memset(out, 0, sizeof(*out));
+	for_each_possible_cpu(cpu) {
+		/* data race ok: a benchmark's figures, read once it is done */
+		const struct i915_stall_sections s = data_race(*per_cpu_ptr(&stall_sections, cpu));
+
+		out->count += s.count;
+		out->sum_ns += s.sum_ns;
+		out->max_ns = max(out->max_ns, s.max_ns);
+	}
+}
+#else
+static inline u64 stall_section_begin(void) { return 0; }
+static inline void stall_section_end(u64 t0) { }
+#endif
+
 /*
  * The body of the record functions.
  * Context: process context, in an RCU read-side critical section from
@@ -528,6 +613,7 @@ static noinline void stall_record(struct i915_stall_log *log,
 {
 	struct i915_stall_record *buf;
 	struct i915_stall_rings *rings;
+	u64 t0;
 
 	/* LMM(stall_record:A): a log seen enabled has its rings. */
 	if (!smp_load_acquire(&log->enabled) ||
@@ -542,14 +628,18 @@ static noinline void stall_record(struct i915_stall_log *log,
 		/* stall_fill(), this, i915_stall_record() */
 		stall_fill(rings, buf, arg, 3);
 		preempt_disable();
+		t0 = stall_section_begin();
 		stall_ident_name(log->ident, stall_slot_ref(buf));
 		stall_ring_write(rings, stall_copy_cb, buf);
+		stall_section_end(t0);
 		preempt_enable();
 		trace_i915_stall(log->drm, buf);
 		kfree(buf);
 	} else {
 		preempt_disable();
+		t0 = stall_section_begin();
 		stall_ring_write(rings, stall_fill_cb, arg);
+		stall_section_end(t0);
 		preempt_enable();
 	}
 }
@@ -652,6 +742,7 @@ bool i915_stall_record_submit(struct i915_stall_log *log,
 	};
 	struct i915_stall_rings *submits;
 	bool done = false;
+	u64 t0;
 
 	if (WARN_ON_ONCE(!in_task()) || !log)
 		return false;
@@ -662,7 +753,9 @@ bool i915_stall_record_submit(struct i915_stall_log *log,
 		submits = rcu_dereference(log->submits);
 		if (!WARN_ON_ONCE(!submits)) {
 			preempt_disable();
+			t0 = stall_section_begin();
 			stall_ring_write(submits, stall_submit_fill, &arg);
+			stall_section_end(t0);
 			preempt_enable();
 			done = true;
 		}

@@ -94,6 +94,19 @@ struct i915_stall_info {
 	bool tracepoint;
 };
 
+/**
+ * struct i915_stall_sections - preemption-disabled sections of the record
+ *	path that a benchmark of the mock GPU timed
+ * @count: sections timed
+ * @sum_ns: their total length
+ * @max_ns: the longest
+ */
+struct i915_stall_sections {
+	u64 count;
+	u64 sum_ns;
+	u64 max_ns;
+};
+
 #if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG)
 
 DECLARE_STATIC_KEY_FALSE(i915_stall_key);
@@ -303,6 +316,11 @@ void i915_stall_debugfs_register(struct drm_i915_private *i915,
 				 struct dentry *root);
 void i915_stall_debugfs_unregister(struct drm_i915_private *i915, struct dentry *root);
 
+#if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG_MOCK)
+void i915_stall_sections_start(void);
+void i915_stall_sections_stop(struct i915_stall_sections *out);
+#endif
+
 #else
 
 static inline bool i915_stall_begin(struct i915_stall_wait *w) { return false; }
@@ -346,6 +364,11 @@ static inline void i915_stall_debugfs_register(struct drm_i915_private *i915,
 					       struct dentry *root) { }
 static inline void i915_stall_debugfs_unregister(struct drm_i915_private *i915,
 						 struct dentry *root) { }
+static inline void i915_stall_sections_start(void) { }
+static inline void i915_stall_sections_stop(struct i915_stall_sections *out)
+{
+	*out = (struct i915_stall_sections){};
+}
 
 #endif
 

@@ -158,7 +158,9 @@ static void stall_mock_request_wait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->fence_seqno, rq->fence.seqno);
 	KUNIT_EXPECT_EQ(test, r->timeout_ns, jiffies_to_nsecs(HZ));
 	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC,
-			I915_STALL_F_KTHREAD | I915_STALL_F_ENGINE | I915_STALL_F_FENCE);
+			I915_STALL_F_KTHREAD | I915_STALL_F_ENGINE | I915_STALL_F_FENCE |
+			I915_STALL_F_AHEAD);
+	KUNIT_EXPECT_EQ(test, r->ahead, 0);
 	KUNIT_EXPECT_GE(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) - TICK_NSEC);
 	KUNIT_EXPECT_LT(test, r->duration_ns, jiffies_to_nsecs(MOCK_DELAY) + MOCK_SLACK_NS);
 	KUNIT_EXPECT_LE(test, r->spin_ns, r->duration_ns);
@@ -758,7 +760,8 @@ static void stall_mock_request_retired(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->site, I915_STALL_SITE_REQUEST);
 	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC,
 			I915_STALL_F_KTHREAD | I915_STALL_F_FENCE | I915_STALL_F_ENGINE |
-			I915_STALL_F_OWNER);
+			I915_STALL_F_OWNER | I915_STALL_F_AHEAD);
+	KUNIT_EXPECT_EQ(test, r->ahead, 0);
 	KUNIT_EXPECT_EQ(test, r->fence_context, context);
 	KUNIT_EXPECT_EQ(test, r->fence_seqno, seqno);
 	KUNIT_EXPECT_EQ(test, r->engine_class, f->engine->uabi_class);

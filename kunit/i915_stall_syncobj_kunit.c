@@ -133,8 +133,10 @@ syncobj_record(struct kunit *test, struct syncobj_fixture *sf, u16 site, u32 cou
 static void expect_request(struct kunit *test, const struct i915_stall_record *r,
 			   const struct i915_request *rq)
 {
+	/* the mock engine counts the requests ahead: see stall_mock_ahead */
 	KUNIT_EXPECT_EQ(test, r->flags & ~I915_STALL_F_KSTACK_TRUNC,
-			I915_STALL_F_KTHREAD | I915_STALL_F_FENCE | I915_STALL_F_ENGINE);
+			I915_STALL_F_KTHREAD | I915_STALL_F_FENCE | I915_STALL_F_ENGINE |
+			I915_STALL_F_AHEAD);
 	KUNIT_EXPECT_EQ(test, r->fence_context, rq->fence.context);
 	KUNIT_EXPECT_EQ(test, r->fence_seqno, rq->fence.seqno);
 	KUNIT_EXPECT_EQ(test, r->engine_class, rq->engine->uabi_class);
