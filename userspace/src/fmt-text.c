@@ -34,6 +34,12 @@ void text_input(struct out *o, const struct stall_file *f)
 			  f->lost_overwritten, f->lost_torn, f->lost_dropped, f->recorded);
 	else
 		sb_puts(b, "# no stalls lost\n");
+	if (f->v14 && file_slost(f))
+		sb_printf(b, "# LOST %" PRIu64 " submit records: overwritten %" PRIu64 ", torn %"
+			  PRIu64 ", dropped %" PRIu64 " (of %" PRIu64 " recorded)\n", file_slost(f),
+			  f->slost_overwritten, f->slost_torn, f->slost_dropped, f->srecorded);
+	else if (f->v14)
+		sb_printf(b, "# no submit records lost (%" PRIu64 " in the file)\n", f->submit_count);
 	if (f->has_unattributed)
 		sb_printf(b, "# %" PRIu64 " unattributed waits (of no known device, since boot)\n",
 			  f->unattributed);
@@ -117,6 +123,74 @@ static void sb_wall(struct sbuf *b, const struct sstall *ss)
 	sb_putc(b, '.');
 	sb_dec(b, frac / 1000, 6);
 	sb_putc(b, 'Z');
+}
+
+/* The head line of a user stack, then its lines: the waiter's ("user") or
+ * the submitter's ("submit") */
+static void ustack_block(struct sbuf *b, const char *what, const struct srec *r,
+			 const struct sstack *u)
+{
+	sb_puts(b, "  ");
+	sb_puts(b, what);
+	if (r->flags & I915_STALL_F_KTHREAD)
+		sb_puts(b, " stack: none (kernel thread)\n");
+	else if (r->flags & I915_STALL_F_COMPAT)
+		sb_puts(b, " stack: not walked (32-bit task)\n");
+	else
+		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? " stack: (truncated)\n" :
+			u && u->depth ? " stack:\n" : " stack: none\n");
+}
+
+/* "; 3 requests ahead on rcs0": 1.4's count of the work the awaited
+ * request had ahead of it on its engine when the wait began */
+static void ahead_part(struct sbuf *b, const struct srec *r)
+{
+	const char *ec = engine_class_name(r->engine_class);
+
+	if (r->ahead == FMT_AHEAD_MANY) {
+		sb_puts(b, "; more than 1024 requests ahead");
+	} else {
+		sb_puts(b, "; ");
+		sb_dec(b, r->ahead, 0);
+		sb_puts(b, r->ahead == 1 ? " request ahead" : " requests ahead");
+	}
+	if (!(r->flags & I915_STALL_F_ENGINE) || r->engine_class == I915_STALL_ENGINE_NONE)
+		return;
+	if (ec)
+		sb_printf(b, " on %s%u", ec, r->engine_instance);
+	else
+		sb_printf(b, " on class%u:%u", r->engine_class, r->engine_instance);
+}
+
+/* 1.4: who submitted the awaited request (docs/format.md's join) */
+static void text_submit(struct sbuf *b, const struct sstall *ss)
+{
+	const struct ssubmit *sub = &ss->sub;
+	char comm[I915_STALL_COMM_LEN + 1];
+
+	switch (sub->status) {
+	case SUBMIT_RECORDED:
+		comm_clean(comm, sub->r.comm, false);
+		sb_printf(b, "  submitted by %s[%u/%u] ", comm, sub->r.tgid, sub->r.pid);
+		sb_ms(b, sub->queued_ns);
+		sb_printf(b, " ms before the wait, cpu %u seq %" PRIu64, sub->r.cpu, sub->r.seq);
+		break;
+	case SUBMIT_GONE:
+		sb_puts(b, "  submitted: record gone (overwritten before the log was read)");
+		break;
+	case SUBMIT_NOT_RECORDED:
+		sb_puts(b, "  submitted: not recorded");
+		break;
+	default:
+		return;
+	}
+	if (ss->r->flags & FMT_F_AHEAD)
+		ahead_part(b, ss->r);
+	sb_putc(b, '\n');
+	if (sub->status != SUBMIT_RECORDED)
+		return;
+	ustack_block(b, "submit", &sub->r, sub->u);
+	sym_stack_lines(b, sub->u);
 }
 
 void text_stall(struct out *o, const struct sstall *ss)
@@ -210,19 +284,14 @@ void text_stall(struct out *o, const struct sstall *ss)
 	sb_puts(b, r->flags & I915_STALL_F_KSTACK_TRUNC ? " (truncated)\n" :
 		r->kdepth ? "\n" : " none\n");
 	sym_stack_lines(b, ss->k);
-	if (r->flags & I915_STALL_F_KTHREAD)
-		sb_puts(b, "  user stack: none (kernel thread)\n");
-	else if (r->flags & I915_STALL_F_COMPAT)
-		sb_puts(b, "  user stack: not walked (32-bit task)\n");
-	else
-		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? "  user stack: (truncated)\n" :
-			ss->u && ss->u->depth ? "  user stack:\n" : "  user stack: none\n");
+	ustack_block(b, "user", r, ss->u);
 	/* 1.3: why the kernel kept no stack bytes (the chain is its frame pointers') */
 	if (ss->s->f->v13 && (r->flags & FMT_F_USTACK_NODUMP))
 		sb_puts(b, "  (no stack copy: the process is not dumpable)\n");
 	else if (ss->s->f->v13 && (r->flags & FMT_F_USTACK_NOLOCK))
 		sb_puts(b, "  (no stack copy: the mmap lock was held)\n");
 	sym_stack_lines(b, ss->u);
+	text_submit(b, ss);
 	sb_putc(b, '\n');
 	out_flush(o, false);
 }
