@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "emit.h"
 
@@ -381,21 +382,36 @@ void json_report_end(struct out *o)
 	sb_puts(&o->b, "]}\n");
 }
 
+/* key[0, len) split at ';', as a JSON array of strings */
+static void json_frames(struct sbuf *b, const char *key, size_t len)
+{
+	size_t s = 0, i;
+
+	sb_putc(b, '[');
+	for (i = 0; i <= len; i++)
+		if (i == len || key[i] == ';') {
+			if (s)
+				sb_putc(b, ',');
+			sb_json_strn(b, key + s, i - s);
+			s = i + 1;
+		}
+	sb_putc(b, ']');
+}
+
 static void json_group(struct sbuf *b, struct group *g, const char *keyname, bool stack)
 {
 	sb_printf(b, "{\"%s\":", keyname);
 	if (stack) {
-		size_t s = 0, i;
+		/* --submitter: the waiter's stack, then the submitter's key */
+		const char *sep = memchr(g->key, SUBMIT_KEY_SEP, g->key_len);
+		size_t len = sep ? (size_t)(sep - g->key) : g->key_len;
 
-		sb_putc(b, '[');
-		for (i = 0; i <= g->key_len; i++)
-			if (i == g->key_len || g->key[i] == ';') {
-				if (s)
-					sb_putc(b, ',');
-				sb_json_strn(b, g->key + s, i - s);
-				s = i + 1;
-			}
-		sb_putc(b, ']');
+		json_frames(b, g->key, len);
+		sb_puts(b, ",\"submitter\":");
+		if (sep)
+			json_frames(b, sep + 1, g->key_len - len - 1);
+		else
+			sb_puts(b, "null");
 	} else {
 		sb_json_strn(b, g->key, g->key_len);
 	}

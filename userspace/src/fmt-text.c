@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "emit.h"
 
@@ -313,6 +314,46 @@ static void row(struct sbuf *b, struct group *g)
 	sb_free(&p99);
 }
 
+/* The frames of key[0, len) (root first, ';' between them) one a line,
+ * innermost first, in the stack column */
+static void frames_rev(struct sbuf *b, const char *key, size_t len)
+{
+	size_t end = len, k;
+
+	for (k = end; ; k--) {
+		if (k == 0 || key[k - 1] == ';') {
+			sb_printf(b, "%56s  ", "");
+			sb_put(b, key + k, end - k);
+			sb_putc(b, '\n');
+			end = k ? k - 1 : 0;
+			if (!k)
+				break;
+		}
+	}
+}
+
+/* A group's stack, innermost first; a pair_group()'s then its submitter's
+ * marker frame and frames, innermost first */
+static void group_frames(struct sbuf *b, const struct group *g)
+{
+	const char *sep = memchr(g->key, SUBMIT_KEY_SEP, g->key_len), *sub, *semi;
+	size_t len;
+
+	if (!sep) {
+		frames_rev(b, g->key, g->key_len);
+		return;
+	}
+	frames_rev(b, g->key, (size_t)(sep - g->key));
+	sub = sep + 1;
+	len = g->key_len - (size_t)(sub - g->key);
+	semi = memchr(sub, ';', len);
+	sb_printf(b, "%56s  ", "");
+	sb_put(b, sub, semi ? (size_t)(semi - sub) : len);
+	sb_putc(b, '\n');
+	if (semi)
+		frames_rev(b, semi + 1, len - (size_t)(semi + 1 - sub));
+}
+
 void text_summary(struct out *o, struct summary *M)
 {
 	const struct session *S = M->S;
@@ -330,26 +371,18 @@ void text_summary(struct out *o, struct summary *M)
 		row(b, &M->sites.g[i]);
 		sb_printf(b, "  %s\n", M->sites.g[i].key);
 	}
-	sb_printf(b, "\nBy user stack (top %zu of %zu):\n%8s %12s %10s %10s %10s  %s\n", M->ntop,
-		  M->stacks.n, "count", "total_ms", "max_ms", "p50_ms", "p99_ms",
+	sb_printf(b, "\nBy user stack%s (top %zu of %zu):\n%8s %12s %10s %10s %10s  %s\n",
+		  M->submitter ? " and submitter" : "", M->ntop, M->stacks.n, "count", "total_ms",
+		  "max_ms", "p50_ms", "p99_ms",
+		  M->submitter ? "stack, then the submitter's (innermost first)" :
 		  "stack (innermost first)");
 	for (i = 0; i < M->ntop; i++) {
 		struct group *g = M->top[i];
-		size_t end = g->key_len, k;
 
 		row(b, g);
 		sb_printf(b, "  e.g. %s[%u]\n", g->rep_comm, g->rep_tgid);
 		/* innermost first, one frame per line */
-		for (k = end; ; k--) {
-			if (k == 0 || g->key[k - 1] == ';') {
-				sb_printf(b, "%56s  ", "");
-				sb_put(b, g->key + k, end - k);
-				sb_putc(b, '\n');
-				end = k ? k - 1 : 0;
-				if (!k)
-					break;
-			}
-		}
+		group_frames(b, g);
 		out_flush(o, false);
 	}
 	sb_printf(b, "\nPer CPU:\n%6s %12s %12s %12s %12s %12s\n", "cpu", "recorded", "emitted",
@@ -435,7 +468,7 @@ void text_diff(struct out *o, struct diff *D)
 	sb_printf(b, "\n%6s %6s %10s %10s %9s %9s %10s %21s %8s %7s %7s  %s\n", "old_n", "new_n",
 		  "old_ms", "new_ms", "old_p99", "new_p99",
 		  D->metric == M_COUNT ? "delta_n" : "delta_ms", "interval", "rel", "p", "q",
-		  "site/stack");
+		  D->submitter ? "site/submitter" : "site/stack");
 	for (i = 0; i < D->n; i++) {
 		const struct stats_result *r = &D->rows[i].r;
 
@@ -467,7 +500,8 @@ void text_diff(struct out *o, struct diff *D)
 		out_flush(o, false);
 	}
 	if (D->stacks_shown < D->nstacks)
-		sb_printf(b, "# %zu of %zu user stacks shown, the largest changes (--top)\n",
-			  D->stacks_shown, D->nstacks);
+		sb_printf(b, "# %zu of %zu %s shown, the largest changes (--top)\n",
+			  D->stacks_shown, D->nstacks,
+			  D->submitter ? "submitters' stacks" : "user stacks");
 	sb_free(&t);
 }
