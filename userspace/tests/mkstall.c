@@ -37,7 +37,8 @@
  *   scpu N KEY=VALUE...   1.4: submit CPU table entry (as cpu)
  *   sub KEY=VALUE...      1.4: a submit record: the keys of rec (site 7,
  *                         comm "app" by default); rec's ahead=N sets
- *                         ahead and flag AHEAD
+ *                         ahead and flag AHEAD (the bytes of 1.2's pad1
+ *                         in an older file)
  *   poke OFF SIZE VALUE   overwrite SIZE (1,2,4,8) bytes at OFF, after layout
  *   truncate N            cut the file to N bytes
  *   end                   write this file and start another one (appended)
@@ -338,8 +339,9 @@ static void put_record(unsigned char *p, __u32 size, const struct i915_stall_rec
 	}
 	if (H.version_minor < 2 || size < FMT12_RECORD_SIZE)
 		return;
-	if (H.version_minor >= 4)
-		memcpy(p + FMT14_REC_AHEAD, &r.ahead, 2);
+	/* 1.4's ahead, 1.2's pad1: written in either, so that a test can
+	 * show an older minor's reader ignores it */
+	memcpy(p + FMT14_REC_AHEAD, &r.ahead, 2);
 	/* no maps saved for any frame (as when the mmap lock was not
 	 * taken), unless given or poked */
 	memset(p + FMT12_REC_USTACK_MAP, FMT_FRAME_NOLOCK, I915_STALL_USTACK_MAX);

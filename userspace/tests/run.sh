@@ -1468,6 +1468,8 @@ t_harness_detects_failure() {
 . "$HERE/format12.sh"
 # shellcheck source=format13.sh
 . "$HERE/format13.sh"
+# shellcheck source=format14.sh
+. "$HERE/format14.sh"
 # shellcheck source=export.sh
 . "$HERE/export.sh"
 rm -f "$W/compare-summary.txt"
