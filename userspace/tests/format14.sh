@@ -446,3 +446,24 @@ t_v14_bad_truncated_everywhere() {
 		done
 	done
 }
+
+# record: the maps of the submitters' processes too, for a submit record
+# without maps of its own (the mmap lock not taken); the archive then names
+# its frames after the process has gone
+t_v14_record_submitter() {
+	local u
+	spawn "$FX/plain/fx-pie"
+	u="$(fxaddr pc),$(fxaddr fx_tail),$(fxaddr fx_mid),$(fxaddr fxlib_static),$(fxaddr fxlib_entry),$(fxaddr main)"
+	{
+		echo "header version_minor=4 map_max=4 $BOOT"
+		echo "sub cpu=0 start=1000 pid=$FXPID tgid=$FXPID comm=fx fence=0xc:1 u=$u"
+		echo "rec cpu=0 start=2000 dur=1000 pid=4194304 tgid=4194304 comm=waiter fence=0xc:1"
+	} | mk "$W/rs.bin"
+	run 0 record -o "$W/rs.ar" "$W/rs.bin"
+	kill "$FXPID"
+	wait "$FXPID" 2>/dev/null || true
+	run 0 --kallsyms "$KS" "$W/rs.ar"
+	has "$W/out" "  submitted by fx[$FXPID/$FXPID] 0.001 ms before the wait, cpu 0 seq 0"
+	sed -n '/^  submit stack:$/,$p' "$W/out" > "$W/sub.txt"
+	expect_fx_stack "$W/sub.txt" fx-pie
+}
