@@ -28,6 +28,15 @@ static void decode_all(const unsigned char *buf, size_t size, uint64_t base)
 
 		if (stall_file_open(&f, "fuzz", buf + off, size - off, base + off, &d))
 			return;
+		/* 1.4: the submit records, as the join reads them */
+		submit_iter_init(&it, &f);
+		while ((rc = stall_iter_next(&it, &raw, &r, &d)) > 0)
+			if (r.site == FMT_SITE_SUBMIT && r.udepth && r.ustack[r.udepth - 1])
+				fputc('s', devnull);
+		if (rc < 0) {
+			stall_file_close(&f);
+			return;
+		}
 		stall_iter_init(&it, &f);
 		while ((rc = stall_iter_next(&it, &raw, &r, &d)) > 0) {
 			if (site_name(r.site) && outcome_name(r.outcome) &&

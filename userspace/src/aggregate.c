@@ -321,6 +321,34 @@ static uint32_t *id_slot(struct groups *G, uint64_t id, bool *found)
 	return &G->ids[h].gi;
 }
 
+/* A user stack's frames root first, ';' between them, appended to b */
+static void frames_root_first(struct sbuf *b, const struct sstack *u, bool by_addr)
+{
+	int i;
+
+	for (i = (int)u->depth - 1; i >= 0; i--) {
+		const struct sframe *f = u->frames[i];
+
+		if (i != (int)u->depth - 1)
+			sb_putc(b, ';');
+		if (by_addr)
+			sb_put(b, f->key, f->key_len);
+		else
+			sb_put(b, f->fold, f->fold_len);
+	}
+}
+
+/* The waiter's stack key (stack_group()), appended to b */
+static void stack_key(struct sbuf *b, const struct sstall *ss, bool by_addr)
+{
+	if (ss->r->flags & I915_STALL_F_KTHREAD)
+		sb_puts(b, "[kernel thread]");
+	else if (!ss->u)
+		sb_puts(b, "[no user stack]");
+	else
+		frames_root_first(b, ss->u, by_addr);
+}
+
 struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_addr,
 			  struct sbuf *b)
 {
@@ -328,7 +356,6 @@ struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_add
 	uint32_t *gi = NULL;
 	struct group *g;
 	bool found;
-	int i;
 
 	if (u && u->id && !(ss->r->flags & I915_STALL_F_KTHREAD)) {
 		gi = id_slot(G, u->id, &found);
@@ -336,26 +363,67 @@ struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_add
 			return &G->g[*gi];
 	}
 	sb_reset(b);
-	if (ss->r->flags & I915_STALL_F_KTHREAD) {
-		sb_puts(b, "[kernel thread]");
-	} else if (!u) {
-		sb_puts(b, "[no user stack]");
-	} else {
-		for (i = (int)u->depth - 1; i >= 0; i--) {
-			const struct sframe *f = u->frames[i];
-
-			if (b->len)
-				sb_putc(b, ';');
-			if (by_addr)
-				sb_put(b, f->key, f->key_len);
-			else
-				sb_put(b, f->fold, f->fold_len);
-		}
-	}
+	stack_key(b, ss, by_addr);
 	g = groups_get(G, sb_str(b), b->len);
 	if (gi)
 		*gi = (uint32_t)(g - G->g);
 	return g;
+}
+
+/* The submitter's marker frame, appended to b */
+static void submit_marker(struct sbuf *b, const struct ssubmit *sub)
+{
+	char comm[I915_STALL_COMM_LEN + 1];
+
+	switch (sub->status) {
+	case SUBMIT_RECORDED:
+		comm_clean(comm, sub->r.comm, true);
+		sb_puts(b, "[submitted by ");
+		sb_puts(b, comm);
+		sb_putc(b, ']');
+		break;
+	case SUBMIT_GONE:
+		sb_puts(b, "[submit record gone]");
+		break;
+	case SUBMIT_NOT_RECORDED:
+		sb_puts(b, "[submit not recorded]");
+		break;
+	default:
+		sb_puts(b, "[submitter unknown]");
+	}
+}
+
+/* The submitter's key (submit_group()), appended to b */
+static void submit_key(struct sbuf *b, const struct sstall *ss, bool by_addr)
+{
+	const struct ssubmit *sub = &ss->sub;
+
+	submit_marker(b, sub);
+	if (sub->status != SUBMIT_RECORDED)
+		return;
+	sb_putc(b, ';');
+	if (sub->u && sub->u->depth)
+		frames_root_first(b, sub->u, by_addr);
+	else
+		sb_puts(b, "[no user stack]");
+}
+
+struct group *submit_group(struct groups *G, const struct sstall *ss, bool by_addr,
+			   struct sbuf *b)
+{
+	sb_reset(b);
+	submit_key(b, ss, by_addr);
+	return groups_get(G, sb_str(b), b->len);
+}
+
+struct group *pair_group(struct groups *G, const struct sstall *ss, bool by_addr,
+			 struct sbuf *b)
+{
+	sb_reset(b);
+	stack_key(b, ss, by_addr);
+	sb_putc(b, SUBMIT_KEY_SEP);
+	submit_key(b, ss, by_addr);
+	return groups_get(G, sb_str(b), b->len);
 }
 
 /* ---------------------------------------------------------------- folded */
@@ -372,7 +440,8 @@ void comm_clean(char *dst, const char *src, bool folded)
 			dst[i] = '?';
 }
 
-unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root root)
+unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root root,
+		       bool submitter)
 {
 	char comm[I915_STALL_COMM_LEN + 1];
 	unsigned int depth = 1, i;
@@ -396,6 +465,19 @@ unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root r
 		sb_putc(b, FOLD_SEP);
 		sb_put(b, ss->k->frames[i]->fold, ss->k->frames[i]->fold_len);
 		sb_put(b, "_[k]", 4);
+	}
+	if (!submitter)
+		return depth;
+	/* the waiter's chain root to leaf, the marker, the submitter's leaf
+	 * to root (offwaketime's "--", then the waker's stack) */
+	sb_putc(b, FOLD_SEP);
+	submit_marker(b, &ss->sub);
+	depth++;
+	if (ss->sub.status != SUBMIT_RECORDED || !ss->sub.u)
+		return depth;
+	for (i = 0; i < ss->sub.u->depth; i++, depth++) {
+		sb_putc(b, FOLD_SEP);
+		sb_put(b, ss->sub.u->frames[i]->fold, ss->sub.u->frames[i]->fold_len);
 	}
 	return depth;
 }

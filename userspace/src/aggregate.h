@@ -61,6 +61,20 @@ void site_key(struct sbuf *b, unsigned int site);
 struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_addr,
 			  struct sbuf *tmp);
 
+/*
+ * --submitter (format 1.4; sym_submit() made ss->sub): the group of a
+ * stall's submitter, key "[submitted by COMM];main;...;ioctl" (the
+ * submitter's frames root first, "[no user stack]" without any),
+ * "[submit record gone]", "[submit not recorded]" or "[submitter unknown]"
+ * (no fence, or a file before 1.4) (diff); and of the pair, the waiter's
+ * stack key, '\n' (SUBMIT_KEY_SEP), then the submitter's (summary).
+ */
+#define SUBMIT_KEY_SEP '\n'	/* never in a frame's key (control bytes are '?') */
+struct group *submit_group(struct groups *G, const struct sstall *ss, bool by_addr,
+			   struct sbuf *tmp);
+struct group *pair_group(struct groups *G, const struct sstall *ss, bool by_addr,
+			 struct sbuf *tmp);
+
 /* ---- folded stacks, bounded ---- */
 
 #define FOLD_SEP '\x01'		/* frame separator inside: sorts below any frame byte */
@@ -109,10 +123,17 @@ void fmerge_init(struct fmerge *M, struct fagg *a, struct fagg *b);
 int fmerge_next(struct fmerge *M, const char **key, size_t *len, uint64_t *wa, uint64_t *wb);
 void fmerge_free(struct fmerge *M);
 
-/* The folded line of a stall: root ("comm-pid/tid" per --folded-root), the
- * user frames outermost first, the kernel frames suffixed "_[k]". */
+/*
+ * The folded line of a stall: root ("comm-pid/tid" per --folded-root), the
+ * user frames outermost first, the kernel frames suffixed "_[k]"; with
+ * submitter (--submitter, after sym_submit()), then as bcc's offwaketime
+ * puts a waker's stack after the sleeper's, the submitter's marker frame
+ * (submit_group()'s, "[submitted by COMM]" ...) and its user frames
+ * innermost first.  Returns the frames, root included.
+ */
 enum fold_root { ROOT_TID, ROOT_PID, ROOT_COMM };
-unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root root);
+unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root root,
+		       bool submitter);
 
 /* "comm" for text: control bytes as '?'; for folded also ';' as ':'. */
 void comm_clean(char *dst, const char *src, bool folded);

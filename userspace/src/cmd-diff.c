@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * i915-stalls diff OLD NEW and diff OLD... -- NEW...: per wait site and
- * per user stack, the count, total and p99 per capture of each side, the
+ * per user stack (--submitter: per submitter's stack), the count, total and p99 per capture of each side, the
  * change of the metric per capture (the effect size) with its bootstrap
  * interval and Mann-Whitney's p (stats.c); -F folded and -F svg give the
  * two sides' folded stacks and the differential flame graph instead.  With
@@ -69,8 +69,10 @@ static int capture_one(void *ctx, const struct stall *s, const struct srec *r)
 	sym_stall(s, r, &ss);
 	group_add(&C->all, r);
 	d->stalls++;
+	if (d->o->submitter)
+		sym_submit(&ss);
 	if (d->fold) {
-		unsigned int depth = fold_line(&d->line, &ss, d->o->root);
+		unsigned int depth = fold_line(&d->line, &ss, d->o->root, d->o->submitter);
 
 		fagg_add(d->fold, sb_str(&d->line), d->line.len, depth,
 			 d->o->weight == W_COUNT ? 1 :
@@ -80,7 +82,10 @@ static int capture_one(void *ctx, const struct stall *s, const struct srec *r)
 	site_key(&d->key, r->site);
 	group_add(groups_get(&C->sites, sb_str(&d->key), d->key.len), r);
 	/* the runs have other addresses: unresolved frames merge */
-	group_add(stack_group(&C->stacks, &ss, false, &d->key), r);
+	if (d->o->submitter)
+		group_add(submit_group(&C->stacks, &ss, false, &d->key), r);
+	else
+		group_add(stack_group(&C->stacks, &ss, false, &d->key), r);
 	return 0;
 }
 
@@ -265,7 +270,8 @@ int cmd_diff(struct opts *o)
 	bool folded = o->fmt == F_FOLDED || o->fmt == F_SVG;
 	size_t n_new = o->nnew >= 0 ? (size_t)o->nnew : 1, n_old, ncap = o->ninputs, i;
 	struct capture *C = NULL;
-	struct dtable T[2] = { { .kind = "site" }, { .kind = "stack" } };
+	struct dtable T[2] = { { .kind = "site" },
+			       { .kind = o->submitter ? "submitter" : "stack" } };
 	struct fagg fold[2];
 	struct stats_cfg cfg;
 	struct stats_capture *sc = NULL;
@@ -293,6 +299,7 @@ int cmd_diff(struct opts *o)
 	D.n_old = n_old;
 	D.n_new = n_new;
 	D.metric = o->metric;
+	D.submitter = o->submitter;
 	if (folded) {
 		size_t budget = o->sym.budget ? o->sym.budget : (size_t)SYM_BUDGET_DEFAULT_MB << 20;
 

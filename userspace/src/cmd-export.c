@@ -27,7 +27,9 @@ static int fold_one(void *ctx, const struct stall *s, const struct srec *r)
 	unsigned int depth;
 
 	sym_stall(s, r, &ss);
-	depth = fold_line(&c->line, &ss, c->o->root);
+	if (c->o->submitter)
+		sym_submit(&ss);
+	depth = fold_line(&c->line, &ss, c->o->root, c->o->submitter);
 	/* time in microseconds, rounded up: never 0 */
 	fagg_add(c->A, sb_str(&c->line), c->line.len, depth,
 		 c->o->weight == W_COUNT ? 1 : r->duration_ns / 1000 + (r->duration_ns % 1000 != 0));

@@ -135,6 +135,31 @@ static int rec_one(void *ctx, const struct stall *s, const struct srec *r)
 	return 0;
 }
 
+/*
+ * 1.4: the processes of the submit records too, for those without maps of
+ * their own (the kernel could not take the mmap lock).  They were checked
+ * when the session opened the files (join_build()).
+ */
+static int record_submitters(const struct session *S, struct rec_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < S->nfiles; i++) {
+		struct stall_iter it;
+		const unsigned char *raw;
+		struct srec r;
+		struct diag d;
+		int rc;
+
+		submit_iter_init(&it, S->files[i]);
+		while ((rc = stall_iter_next(&it, &raw, &r, &d)) > 0)
+			rec_one(c, NULL, &r);
+		if (rc < 0)
+			return diag_print(S->files[i]->name, &d);
+	}
+	return 0;
+}
+
 /* /proc/kallsyms' text symbols with a non-zero address. */
 static char *read_kallsyms(size_t *len)
 {
@@ -195,7 +220,7 @@ int cmd_record(struct opts *o)
 			return EXIT_FATAL;
 		}
 	/* every process named by a record with a user stack */
-	if (session_each(&S, &o->F, rec_one, NULL, &c)) {
+	if (session_each(&S, &o->F, rec_one, NULL, &c) || record_submitters(&S, &c)) {
 		rc = EXIT_FATAL;
 		goto done;
 	}

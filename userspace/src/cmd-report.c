@@ -66,6 +66,7 @@ static int stream_one(void *ctx, const struct stall *s, const struct srec *r)
 	struct sstall ss;
 
 	sym_stall(s, r, &ss);
+	sym_submit(&ss);
 	text_stall(c->out, &ss);
 	c->shown++;
 	return out_failed(c->out);
@@ -148,6 +149,7 @@ int cmd_report(struct opts *o)
 		input_touched(stall_record_size(st[i].f));
 		srec_get(st[i].f, st[i].raw, &r);
 		sym_stall(&st[i], &r, &ss);
+		sym_submit(&ss);
 		if (o->fmt == F_TEXT)
 			text_stall(&out, &ss);
 		else

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * i915-stalls summary: stalls grouped by wait site and by user stack, with
- * count, total, maximum and percentiles, and the per-CPU losses.
+ * i915-stalls summary: stalls grouped by wait site and by user stack (with
+ * --submitter, by user stack and submitter), with count, total, maximum
+ * and percentiles, and the per-CPU losses.
  */
 #include <stdlib.h>
 
@@ -21,7 +22,12 @@ static int sum_one(void *ctx, const struct stall *s, const struct srec *r)
 	sym_stall(s, r, &ss);
 	site_key(&c->key, r->site);
 	group_add(groups_get(&M->sites, sb_str(&c->key), c->key.len), r);
-	group_add(stack_group(&M->stacks, &ss, true, &c->key), r);
+	if (M->submitter) {	/* --submitter: the waiter's stack and the submitter's */
+		sym_submit(&ss);
+		group_add(pair_group(&M->stacks, &ss, true, &c->key), r);
+	} else {
+		group_add(stack_group(&M->stacks, &ss, true, &c->key), r);
+	}
 	M->count++;
 	M->total_ns = add_sat(M->total_ns, r->duration_ns);
 	return 0;
@@ -58,6 +64,7 @@ int cmd_summary(struct opts *o)
 		goto done;
 	}
 	M.S = &S;
+	M.submitter = o->submitter;
 	if (session_each(&S, &o->F, sum_one, &sym_lookahead, &c)) {
 		rc = EXIT_FATAL;
 		goto done;

@@ -24,6 +24,143 @@
 #define ROFF(m) ((uint64_t)offsetof(struct i915_stall_record, m))
 #define COFF(m) ((uint64_t)offsetof(struct i915_stall_cpu_entry, m))
 
+/* What a CPU table's messages call it: the stall rings' or the submit rings' */
+struct table_names {
+	const char *cpu;	/* "cpu", "submit cpu" */
+	const char *table;	/* "CPU table", "submit CPU table" */
+	const char *count;	/* the header's count of records */
+	uint64_t count_off;	/* its offset in the header */
+	const char *records;	/* "records", "submit records" */
+	const char *seen;	/* what recorded + dropped count */
+};
+static const struct table_names stall_names = {
+	"cpu", "CPU table", "record_count", HOFF(record_count), "records", "stalls"
+};
+static const struct table_names submit_names = {
+	"submit cpu", "submit CPU table", "submit_record_count", FMT14_HDR_SUBMIT_RECORD_COUNT,
+	"submit records", "submit records"
+};
+
+/* Losses and counts of a CPU table. */
+struct table_sums {
+	uint64_t overwritten, torn, dropped, recorded;
+};
+
+/*
+ * Copy and check the cpu_count entries of a CPU table at file offset tab
+ * (inside buf): ascending CPUs that fit a record's cpu field,
+ * recorded == emitted + overwritten + torn, emitted summing to want, and
+ * recorded + dropped over every CPU within 64 bits.
+ */
+static int read_cpu_table(const struct stall_file *f, const unsigned char *buf, uint64_t tab,
+			  uint64_t want, const struct table_names *nm,
+			  struct i915_stall_cpu_entry *cpus, struct table_sums *sum, struct diag *d)
+{
+	const struct i915_stall_file_header *h = &f->hdr;
+	uint64_t base = f->base, emitted = 0, seen = 0;
+	uint32_t i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < h->cpu_count; i++) {
+		uint64_t off = tab + (uint64_t)i * h->cpu_entry_size;
+		struct i915_stall_cpu_entry *c = &cpus[i];
+
+		memcpy(c, buf + off, sizeof(*c));
+		if (i && c->cpu <= cpus[i - 1].cpu)
+			return diag_fail(d, base + off + COFF(cpu),
+					 "%s not in ascending CPU order (cpu %u after %u)", nm->table,
+					 c->cpu, cpus[i - 1].cpu);
+		if (c->cpu > 0xffff)
+			return diag_fail(d, base + off + COFF(cpu),
+					 "%s %u does not fit a record's cpu field", nm->cpu, c->cpu);
+		if (c->emitted > c->recorded || c->overwritten > c->recorded - c->emitted ||
+		    c->torn != c->recorded - c->emitted - c->overwritten)
+			return diag_fail(d, base + off,
+					 "%s %u: recorded %llu != emitted %llu + overwritten %llu + torn %llu",
+					 nm->cpu, c->cpu, (unsigned long long)c->recorded,
+					 (unsigned long long)c->emitted,
+					 (unsigned long long)c->overwritten, (unsigned long long)c->torn);
+		if (c->emitted > want - emitted)
+			return diag_fail(d, base + off + COFF(emitted),
+					 "%s %u: emitted counts exceed %s %llu", nm->cpu, c->cpu,
+					 nm->count, (unsigned long long)want);
+		emitted += c->emitted;
+		/* What the table says the kernel saw, recorded + dropped over
+		 * every CPU, must fit 64 bits: every lost count is a part of
+		 * it (overwritten + torn <= recorded, checked above), so none
+		 * of their sums can wrap to read as "none lost". */
+		if (__builtin_add_overflow(seen, c->recorded, &seen))
+			return diag_fail(d, base + off + COFF(recorded),
+					 "%s %u: recorded %llu: the %s's counts of %s overflow 64 bits",
+					 nm->cpu, c->cpu, (unsigned long long)c->recorded, nm->table,
+					 nm->seen);
+		if (__builtin_add_overflow(seen, c->dropped, &seen))
+			return diag_fail(d, base + off + COFF(dropped),
+					 "%s %u: dropped %llu: the %s's counts of %s overflow 64 bits",
+					 nm->cpu, c->cpu, (unsigned long long)c->dropped, nm->table,
+					 nm->seen);
+		sum->overwritten += c->overwritten;
+		sum->torn += c->torn;
+		sum->dropped += c->dropped;
+		sum->recorded += c->recorded;
+	}
+	if (emitted != want)
+		return diag_fail(d, base + nm->count_off, "%s %llu != %llu %s emitted by the %s",
+				 nm->count, (unsigned long long)want, (unsigned long long)emitted,
+				 nm->records, nm->table);
+	return 0;
+}
+
+/*
+ * 1.4's header fields: the submit record's size against the record's maps
+ * (it is a stall record without the snapshot), and where the submit CPU
+ * table and the submit records are: after the CPU table (which ends at
+ * tab_end), before records_offset, not overlapping each other, aligned.
+ */
+static int check_submit_layout(struct stall_file *f, uint64_t tab_end, struct diag *d)
+{
+	const struct i915_stall_file_header *h = &f->hdr;
+	uint64_t base = f->base, min = f->maps_offset + (uint64_t)f->map_max * FMT12_MAP_SIZE;
+	uint64_t stab_end, srec_end, room;
+
+	if (f->submit_size < min || f->submit_size > MAX_RECORD_SIZE || f->submit_size % 8)
+		return diag_fail(d, base + FMT14_HDR_SUBMIT_RECORD_SIZE,
+				 "submit_record_size %u invalid (minimum %llu: maps_offset %u + %u maps; "
+				 "multiple of 8)", f->submit_size, (unsigned long long)min,
+				 f->maps_offset, f->map_max);
+	if (f->submit_tab < tab_end || f->submit_tab % 8 || f->submit_tab > h->records_offset)
+		return diag_fail(d, base + FMT14_HDR_SUBMIT_CPU_TABLE_OFFSET,
+				 "submit_cpu_table_offset %llu not between the CPU table's end %llu and "
+				 "records_offset %llu, or misaligned", (unsigned long long)f->submit_tab,
+				 (unsigned long long)tab_end, (unsigned long long)h->records_offset);
+	stab_end = f->submit_tab + (uint64_t)h->cpu_count * h->cpu_entry_size;
+	if (stab_end > h->records_offset)
+		return diag_fail(d, base + FMT14_HDR_SUBMIT_CPU_TABLE_OFFSET,
+				 "the submit CPU table (%u entries from %llu) ends at %llu, past "
+				 "records_offset %llu", h->cpu_count, (unsigned long long)f->submit_tab,
+				 (unsigned long long)stab_end, (unsigned long long)h->records_offset);
+	if (f->submit_off < tab_end || f->submit_off % 8 || f->submit_off > h->records_offset)
+		return diag_fail(d, base + FMT14_HDR_SUBMIT_RECORDS_OFFSET,
+				 "submit_records_offset %llu not between the CPU table's end %llu and "
+				 "records_offset %llu, or misaligned", (unsigned long long)f->submit_off,
+				 (unsigned long long)tab_end, (unsigned long long)h->records_offset);
+	room = (h->records_offset - f->submit_off) / f->submit_size;
+	if (f->submit_count > room)
+		return diag_fail(d, base + FMT14_HDR_SUBMIT_RECORD_COUNT,
+				 "%llu submit records of %u bytes from offset %llu end past "
+				 "records_offset %llu", (unsigned long long)f->submit_count,
+				 f->submit_size, (unsigned long long)f->submit_off,
+				 (unsigned long long)h->records_offset);
+	srec_end = f->submit_off + f->submit_count * f->submit_size;
+	if (f->submit_count && f->submit_off < stab_end && f->submit_tab < srec_end)
+		return diag_fail(d, base + FMT14_HDR_SUBMIT_RECORDS_OFFSET,
+				 "the submit records [%llu, %llu) overlap the submit CPU table "
+				 "[%llu, %llu)", (unsigned long long)f->submit_off,
+				 (unsigned long long)srec_end, (unsigned long long)f->submit_tab,
+				 (unsigned long long)stab_end);
+	return 0;
+}
+
 /*
  * With need == NULL, buf holds the whole input from this file on.  With
  * need (streaming), buf holds only what was read so far: returns 1 with
@@ -35,8 +172,9 @@ static int open_common(struct stall_file *f, const char *name,
 		       struct diag *d, uint64_t *need)
 {
 	struct i915_stall_file_header *h = &f->hdr;
-	uint64_t tab_end, rec_end, emitted = 0, seen = 0;
-	uint32_t i, min_hdr, min_rec;
+	uint64_t tab_end, rec_end;
+	uint32_t min_hdr, min_rec;
+	struct table_sums sum;
 
 	memset(f, 0, sizeof(*f));
 	f->name = name;
@@ -75,6 +213,10 @@ static int open_common(struct stall_file *f, const char *name,
 		/* a 1.0 header is shorter than a 1.1 struct: the rest stays 0 */
 		memcpy(h, buf, hs < sizeof(*h) ? hs : sizeof(*h));
 		h->header_size = hs;
+		/* an older minor's bytes there (of a larger header) are not 1.4's */
+		if (h->version_minor < 4 && hs > FMT12_HEADER_SIZE)
+			memset((char *)h + FMT12_HEADER_SIZE, 0,
+			       (hs < sizeof(*h) ? hs : sizeof(*h)) - FMT12_HEADER_SIZE);
 	}
 	f->v11 = h->version_minor >= 1;
 	/* 1.0 has no such field; 1.3's writer keeps it 0, counting none */
@@ -88,6 +230,7 @@ static int open_common(struct stall_file *f, const char *name,
 			    h->record_size, h->version_major, h->version_minor, min_rec);
 	f->v12 = h->version_minor >= 2;
 	f->v13 = h->version_minor >= 3;
+	f->v14 = h->version_minor >= 4;
 	/* 1.3: a bit of no earlier minor */
 	f->kaddr_hidden = f->v13 && (h->flags & FMT_H_KADDR_HIDDEN);
 	f->frame_first = (uint8_t)fmt_frame_first_flag(h->version_minor);
@@ -157,6 +300,15 @@ static int open_common(struct stall_file *f, const char *name,
 	if (h->record_count > (UINT64_MAX - h->records_offset) / h->record_size)
 		return diag_fail(d, base + HOFF(record_count), "record_count %llu impossibly large",
 			    (unsigned long long)h->record_count);
+	if (f->v14) {
+		memcpy(&f->submit_tab, buf + FMT14_HDR_SUBMIT_CPU_TABLE_OFFSET, 8);
+		memcpy(&f->submit_off, buf + FMT14_HDR_SUBMIT_RECORDS_OFFSET, 8);
+		memcpy(&f->submit_count, buf + FMT14_HDR_SUBMIT_RECORD_COUNT, 8);
+		memcpy(&f->submit_size, buf + FMT14_HDR_SUBMIT_RECORD_SIZE, 4);
+		memcpy(&f->submit_slots, buf + FMT14_HDR_SUBMIT_SLOTS_PER_CPU, 4);
+		if (check_submit_layout(f, tab_end, d))
+			return -1;
+	}
 	if (need && h->records_offset > MAX_STREAM_PREFIX)
 		return diag_fail(d, base + HOFF(records_offset), "records_offset %llu too large to stream",
 			    (unsigned long long)h->records_offset);
@@ -180,66 +332,29 @@ static int open_common(struct stall_file *f, const char *name,
 	f->end = rec_end;
 
 	f->cpus = xcalloc(h->cpu_count, sizeof(*f->cpus));
-	for (i = 0; i < h->cpu_count; i++) {
-		uint64_t off = h->cpu_table_offset + (uint64_t)i * h->cpu_entry_size;
-		struct i915_stall_cpu_entry *c = &f->cpus[i];
-
-		memcpy(c, buf + off, sizeof(*c));
-		if (i && c->cpu <= f->cpus[i - 1].cpu) {
-			diag_fail(d, base + off + COFF(cpu), "CPU table not in ascending CPU order (cpu %u after %u)",
-			     c->cpu, f->cpus[i - 1].cpu);
-			goto err;
-		}
-		if (c->cpu > 0xffff) {
-			diag_fail(d, base + off + COFF(cpu), "cpu %u does not fit a record's cpu field", c->cpu);
-			goto err;
-		}
-		if (c->emitted > c->recorded || c->overwritten > c->recorded - c->emitted ||
-		    c->torn != c->recorded - c->emitted - c->overwritten) {
-			diag_fail(d, base + off,
-			     "cpu %u: recorded %llu != emitted %llu + overwritten %llu + torn %llu",
-			     c->cpu, (unsigned long long)c->recorded, (unsigned long long)c->emitted,
-			     (unsigned long long)c->overwritten, (unsigned long long)c->torn);
-			goto err;
-		}
-		if (c->emitted > h->record_count - emitted) {
-			diag_fail(d, base + off + COFF(emitted),
-			     "cpu %u: emitted counts exceed record_count %llu", c->cpu,
-			     (unsigned long long)h->record_count);
-			goto err;
-		}
-		emitted += c->emitted;
-		/* The stalls the table says the kernel saw, recorded + dropped
-		 * over every CPU, must fit 64 bits: every lost count is a part
-		 * of it (overwritten + torn <= recorded, checked above), so
-		 * none of their sums can wrap to read as "no stalls lost". */
-		if (__builtin_add_overflow(seen, c->recorded, &seen)) {
-			diag_fail(d, base + off + COFF(recorded),
-			     "cpu %u: recorded %llu: the CPU table's counts of stalls overflow 64 bits",
-			     c->cpu, (unsigned long long)c->recorded);
-			goto err;
-		}
-		if (__builtin_add_overflow(seen, c->dropped, &seen)) {
-			diag_fail(d, base + off + COFF(dropped),
-			     "cpu %u: dropped %llu: the CPU table's counts of stalls overflow 64 bits",
-			     c->cpu, (unsigned long long)c->dropped);
-			goto err;
-		}
-		f->lost_overwritten += c->overwritten;
-		f->lost_torn += c->torn;
-		f->lost_dropped += c->dropped;
-		f->recorded += c->recorded;
-	}
-	if (emitted != h->record_count) {
-		diag_fail(d, base + HOFF(record_count),
-		     "record_count %llu != %llu records emitted by the CPU table",
-		     (unsigned long long)h->record_count, (unsigned long long)emitted);
+	if (read_cpu_table(f, buf, h->cpu_table_offset, h->record_count, &stall_names, f->cpus,
+			   &sum, d))
 		goto err;
+	f->lost_overwritten = sum.overwritten;
+	f->lost_torn = sum.torn;
+	f->lost_dropped = sum.dropped;
+	f->recorded = sum.recorded;
+	if (f->v14) {
+		f->scpus = xcalloc(h->cpu_count, sizeof(*f->scpus));
+		if (read_cpu_table(f, buf, f->submit_tab, f->submit_count, &submit_names, f->scpus,
+				   &sum, d))
+			goto err;
+		f->slost_overwritten = sum.overwritten;
+		f->slost_torn = sum.torn;
+		f->slost_dropped = sum.dropped;
+		f->srecorded = sum.recorded;
+		f->sbuf = buf + f->submit_off;
 	}
 	return 0;
 err:
 	free(f->cpus);
-	f->cpus = NULL;
+	free(f->scpus);
+	f->cpus = f->scpus = NULL;
 	return -1;
 }
 
@@ -259,15 +374,36 @@ int stall_file_open_stream(struct stall_file *f, const char *name, const unsigne
 void stall_file_close(struct stall_file *f)
 {
 	free(f->cpus);
-	f->cpus = NULL;
+	free(f->scpus);
+	free(f->scopy);
+	f->cpus = f->scpus = NULL;
+	f->scopy = NULL;
+	f->sbuf = NULL;
 }
 
 void stall_iter_init(struct stall_iter *it, const struct stall_file *f)
 {
 	memset(it, 0, sizeof(*it));
 	it->f = f;
+	it->cpus = f->cpus;
+	it->offset = f->hdr.records_offset;
+	it->count = f->hdr.record_count;
+	it->size = f->hdr.record_size;
 	it->cpu_idx = 0;
 	it->left = f->hdr.cpu_count ? f->cpus[0].emitted : 0;
+}
+
+void submit_iter_init(struct stall_iter *it, const struct stall_file *f)
+{
+	memset(it, 0, sizeof(*it));
+	it->f = f;
+	it->submit = true;
+	it->cpus = f->scpus;
+	it->offset = f->submit_off;
+	it->count = f->v14 ? f->submit_count : 0;
+	it->size = f->submit_size;
+	it->cpu_idx = 0;
+	it->left = f->v14 && f->hdr.cpu_count ? f->scpus[0].emitted : 0;
 }
 
 #define ITER_AHEAD 4	/* records */
@@ -276,20 +412,19 @@ int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct sre
 		    struct diag *d)
 {
 	const struct stall_file *f = it->f;
-	const struct i915_stall_file_header *h = &f->hdr;
 	const unsigned char *p;
 	int rc;
 
-	if (it->next >= h->record_count)
+	if (it->next >= it->count)
 		return 0;
 	/* stall_file_open() checked that the emitted counts sum up, so a
 	 * group with records left exists. */
-	p = f->buf + h->records_offset + it->next * h->record_size;
-	if (it->prefetch) {
-		if (it->next + 2 * ITER_AHEAD < h->record_count)
-			stall_prefetch_fields(f, p + 2 * ITER_AHEAD * h->record_size);
-		if (it->next + ITER_AHEAD < h->record_count)
-			stall_prefetch_rest(f, p + ITER_AHEAD * h->record_size, it->prefetch > 1);
+	p = (it->submit ? f->sbuf : f->buf + it->offset) + it->next * it->size;
+	if (it->prefetch && !it->submit) {
+		if (it->next + 2 * ITER_AHEAD < it->count)
+			stall_prefetch_fields(f, p + 2 * ITER_AHEAD * it->size);
+		if (it->next + ITER_AHEAD < it->count)
+			stall_prefetch_rest(f, p + ITER_AHEAD * it->size, it->prefetch > 1);
 	}
 	rc = stall_iter_take(it, p, v, d);
 	if (rc > 0)
@@ -303,7 +438,7 @@ int stall_iter_next(struct stall_iter *it, const unsigned char **raw, struct sre
  * build-id size, and no two maps overlapping.
  */
 static int check_v12(const struct stall_file *f, const unsigned char *p, const struct srec *r,
-		     uint64_t off, uint64_t n, struct diag *d)
+		     uint64_t off, const char *what, uint64_t n, struct diag *d)
 {
 	/* map_count <= map_max <= FMT_FRAME_FIRST_FLAG (checked) */
 	uint64_t start[FMT_FRAME_FIRST_FLAG], end[FMT_FRAME_FIRST_FLAG], fo;
@@ -313,21 +448,21 @@ static int check_v12(const struct stall_file *f, const unsigned char *p, const s
 	memcpy(&size, p + FMT12_REC_USTACK_SIZE, 4);
 	if (size > f->snapshot_max)
 		return diag_fail(d, off + FMT12_REC_USTACK_SIZE,
-				 "record %llu: ustack_size %u exceeds ustack_snapshot_max %u",
-				 (unsigned long long)n, size, f->snapshot_max);
+				 "%s %llu: ustack_size %u exceeds ustack_snapshot_max %u",
+				 what, (unsigned long long)n, size, f->snapshot_max);
 	if (r->map_count > f->map_max)
 		return diag_fail(d, off + FMT12_REC_MAP_COUNT,
-				 "record %llu: map_count %u exceeds map_max %u",
-				 (unsigned long long)n, r->map_count, f->map_max);
+				 "%s %llu: map_count %u exceeds map_max %u",
+				 what, (unsigned long long)n, r->map_count, f->map_max);
 	if (r->snap_size && r->user_sp > UINT64_MAX - r->snap_size)
 		return diag_fail(d, off + FMT12_REC_USER_SP,
-				 "record %llu: a %u-byte snapshot at user_sp 0x%llx wraps around",
-				 (unsigned long long)n, r->snap_size, (unsigned long long)r->user_sp);
+				 "%s %llu: a %u-byte snapshot at user_sp 0x%llx wraps around",
+				 what, (unsigned long long)n, r->snap_size, (unsigned long long)r->user_sp);
 	for (i = 0; i < r->udepth; i++)
 		if (r->ustack_map[i] < f->frame_first && r->ustack_map[i] >= r->map_count)
 			return diag_fail(d, off + FMT12_REC_USTACK_MAP + i,
-					 "record %llu: ustack_map[%u] %u: no such map (map_count %u)",
-					 (unsigned long long)n, i, r->ustack_map[i], r->map_count);
+					 "%s %llu: ustack_map[%u] %u: no such map (map_count %u)",
+					 what, (unsigned long long)n, i, r->ustack_map[i], r->map_count);
 	/* the ranges read once: the overlap check compares every pair */
 	for (i = 0; i < r->map_count; i++) {
 		uint64_t moff = off + f->maps_offset + (uint64_t)i * FMT12_MAP_SIZE;
@@ -338,26 +473,43 @@ static int check_v12(const struct stall_file *f, const unsigned char *p, const s
 		memcpy(&end[i], m + FMT12_MAP_END, 8);
 		if (start[i] >= end[i])
 			return diag_fail(d, moff + FMT12_MAP_START,
-					 "record %llu: map %u: start 0x%llx not below end 0x%llx",
-					 (unsigned long long)n, i, (unsigned long long)start[i],
+					 "%s %llu: map %u: start 0x%llx not below end 0x%llx",
+					 what, (unsigned long long)n, i, (unsigned long long)start[i],
 					 (unsigned long long)end[i]);
 		memcpy(&fo, m + FMT12_MAP_FILE_OFFSET, 8);
 		if (fo > UINT64_MAX - (end[i] - start[i]))
 			return diag_fail(d, moff + FMT12_MAP_FILE_OFFSET,
-					 "record %llu: map %u: file_offset 0x%llx + %llu bytes overflows 64 bits",
-					 (unsigned long long)n, i, (unsigned long long)fo,
+					 "%s %llu: map %u: file_offset 0x%llx + %llu bytes overflows 64 bits",
+					 what, (unsigned long long)n, i, (unsigned long long)fo,
 					 (unsigned long long)(end[i] - start[i]));
 		if (id_size > FMT12_BUILD_ID_LEN)
 			return diag_fail(d, moff + FMT12_MAP_BUILD_ID_SIZE,
-					 "record %llu: map %u: build_id_size %u exceeds %u",
-					 (unsigned long long)n, i, id_size, FMT12_BUILD_ID_LEN);
+					 "%s %llu: map %u: build_id_size %u exceeds %u",
+					 what, (unsigned long long)n, i, id_size, FMT12_BUILD_ID_LEN);
 		for (k = 0; k < i; k++)
 			if (start[i] < end[k] && start[k] < end[i])
 				return diag_fail(d, moff + FMT12_MAP_START,
-						 "record %llu: map %u [0x%llx, 0x%llx) overlaps map %u",
-						 (unsigned long long)n, i, (unsigned long long)start[i],
+						 "%s %llu: map %u [0x%llx, 0x%llx) overlaps map %u",
+						 what, (unsigned long long)n, i, (unsigned long long)start[i],
 						 (unsigned long long)end[i], k);
 	}
+	return 0;
+}
+
+/* A submit record's own rules: site 7, no stack snapshot. */
+static int check_submit(const unsigned char *p, const struct srec *r, uint64_t off, uint64_t n,
+			struct diag *d)
+{
+	uint32_t size;
+
+	if (r->site != FMT_SITE_SUBMIT)
+		return diag_fail(d, off + ROFF(site), "submit record %llu: site %u, not submit (%u)",
+				 (unsigned long long)n, r->site, FMT_SITE_SUBMIT);
+	memcpy(&size, p + FMT12_REC_USTACK_SIZE, 4);
+	if (size)
+		return diag_fail(d, off + FMT12_REC_USTACK_SIZE,
+				 "submit record %llu: ustack_size %u, not 0 (a submit record has no "
+				 "stack snapshot)", (unsigned long long)n, size);
 	return 0;
 }
 
@@ -367,43 +519,52 @@ int stall_iter_take(struct stall_iter *it, const unsigned char *p, struct srec *
 	const struct stall_file *f = it->f;
 	const struct i915_stall_file_header *h = &f->hdr;
 	const struct i915_stall_cpu_entry *c;
+	const char *what = it->submit ? "submit record" : "record";
+	const char *table = it->submit ? "submit CPU table" : "CPU table";
 	uint64_t off;
 
-	off = f->base + h->records_offset + it->next * h->record_size;
-	if (it->next >= h->record_count)
-		return diag_fail(d, off, "more records than record_count %llu",
-				 (unsigned long long)h->record_count);
+	off = f->base + it->offset + it->next * it->size;
+	if (it->next >= it->count)
+		return diag_fail(d, off, "more %ss than %s %llu", what,
+				 it->submit ? "submit_record_count" : "record_count",
+				 (unsigned long long)it->count);
 	/* Records are used where they lie: the input is mapped or read
 	 * whole into an aligned buffer, and every offset to a record is a
 	 * multiple of 8 (checked in stall_file_open()). */
 	if ((uintptr_t)p % 8)
-		return diag_fail(d, off, "record %llu: misaligned in memory (internal error)",
+		return diag_fail(d, off, "%s %llu: misaligned in memory (internal error)", what,
 				 (unsigned long long)it->next);
 	while (it->left == 0 && it->cpu_idx + 1 < h->cpu_count) {
 		it->cpu_idx++;
 		it->have_seq = false;
-		it->left = f->cpus[it->cpu_idx].emitted;
+		it->left = it->cpus[it->cpu_idx].emitted;
 	}
-	c = &f->cpus[it->cpu_idx];
-	srec_get(f, p, r);
+	c = &it->cpus[it->cpu_idx];
+	if (it->submit)
+		srec_get_submit(f, p, r);
+	else
+		srec_get(f, p, r);
 	if (r->cpu != c->cpu)
 		return diag_fail(d, off + ROFF(cpu),
-			    "record %llu: cpu %u, but the CPU table says the next %llu records are cpu %u's",
-			    (unsigned long long)it->next, r->cpu, (unsigned long long)it->left, c->cpu);
+			    "%s %llu: cpu %u, but the %s says the next %llu records are cpu %u's",
+			    what, (unsigned long long)it->next, r->cpu, table,
+			    (unsigned long long)it->left, c->cpu);
 	if (it->have_seq && r->seq <= it->last_seq)
-		return diag_fail(d, off + ROFF(seq), "record %llu: seq %llu not after %llu on cpu %u",
-			    (unsigned long long)it->next, (unsigned long long)r->seq,
+		return diag_fail(d, off + ROFF(seq), "%s %llu: seq %llu not after %llu on cpu %u",
+			    what, (unsigned long long)it->next, (unsigned long long)r->seq,
 			    (unsigned long long)it->last_seq, c->cpu);
 	if (r->kdepth > h->kstack_max)
-		return diag_fail(d, off + ROFF(kstack_depth), "record %llu: kstack_depth %u exceeds kstack_max %u",
-			    (unsigned long long)it->next, r->kdepth, h->kstack_max);
+		return diag_fail(d, off + ROFF(kstack_depth), "%s %llu: kstack_depth %u exceeds kstack_max %u",
+			    what, (unsigned long long)it->next, r->kdepth, h->kstack_max);
 	if (r->udepth > h->ustack_max)
-		return diag_fail(d, off + ROFF(ustack_depth), "record %llu: ustack_depth %u exceeds ustack_max %u",
-			    (unsigned long long)it->next, r->udepth, h->ustack_max);
-	if (f->v12 && check_v12(f, p, r, off, it->next, d))
+		return diag_fail(d, off + ROFF(ustack_depth), "%s %llu: ustack_depth %u exceeds ustack_max %u",
+			    what, (unsigned long long)it->next, r->udepth, h->ustack_max);
+	if (it->submit && check_submit(p, r, off, it->next, d))
+		return -1;
+	if (f->v12 && check_v12(f, p, r, off, what, it->next, d))
 		return -1;
 	/* Not structural: keep the record, say so once per file. */
-	if (r->spin_ns > r->duration_ns && !it->warned_spin) {
+	if (!it->submit && r->spin_ns > r->duration_ns && !it->warned_spin) {
 		warnx_("%s: offset %llu: record %llu: spin_ns %llu exceeds duration_ns %llu",
 		       f->name, (unsigned long long)(off + ROFF(spin_ns)),
 		       (unsigned long long)it->next, (unsigned long long)r->spin_ns,

@@ -19,14 +19,15 @@ struct summary {
 	size_t count;
 	uint64_t total_ns;
 	struct groups sites;	/* sorted by total */
-	struct groups stacks;
+	struct groups stacks;	/* --submitter: pair_group()'s */
 	struct group **top;	/* the largest stacks, sorted by total */
 	size_t ntop;
+	bool submitter;
 };
 
 /* What diff shows: one row per site and per shown user stack. */
 struct drow {
-	const char *kind;	/* "site" or "stack" */
+	const char *kind;	/* "site", "stack" or (--submitter) "submitter" */
 	const char *key;
 	struct stats_result r;	/* means per capture, delta, interval, p, q */
 };
@@ -40,6 +41,7 @@ struct diff {
 	size_t n;
 	size_t nsites, nstacks;		/* groups compared */
 	size_t stacks_shown;
+	bool submitter;			/* the stacks are submit_group()'s */
 	const char *verdict;		/* "good", ...; NULL: no verdict asked */
 	int verdict_exit;
 	char **reasons;			/* why skip or abort, one line each */

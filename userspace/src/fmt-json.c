@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "emit.h"
 
@@ -61,10 +62,42 @@ static void json_lost(struct sbuf *b, uint64_t ow, uint64_t torn, uint64_t dr)
 		  ",\"total\":%" PRIu64 "}", ow, torn, dr, add_sat(add_sat(ow, torn), dr));
 }
 
+static void json_cpus(struct sbuf *b, const struct i915_stall_cpu_entry *cpus, uint32_t n)
+{
+	uint32_t j;
+
+	sb_putc(b, '[');
+	for (j = 0; j < n; j++) {
+		const struct i915_stall_cpu_entry *c = &cpus[j];
+
+		sb_printf(b, "%s{\"cpu\":%u,\"flags\":%u,\"recorded\":%" PRIu64 ",\"emitted\":%"
+			  PRIu64 ",\"overwritten\":%" PRIu64 ",\"torn\":%" PRIu64
+			  ",\"dropped\":%" PRIu64 "}", j ? "," : "", c->cpu, c->flags,
+			  (uint64_t)c->recorded, (uint64_t)c->emitted,
+			  (uint64_t)c->overwritten, (uint64_t)c->torn, (uint64_t)c->dropped);
+	}
+	sb_putc(b, ']');
+}
+
+/* 1.4: an input's submit section (null before 1.4) */
+static void json_submit_input(struct sbuf *b, const struct stall_file *f)
+{
+	if (!f->v14) {
+		sb_puts(b, ",\"submit_records\":null,\"submit_slots_per_cpu\":null,"
+			"\"submit_lost\":null,\"submit_cpus\":null");
+		return;
+	}
+	sb_printf(b, ",\"submit_records\":%" PRIu64 ",\"submit_slots_per_cpu\":%u,"
+		  "\"submit_lost\":", f->submit_count, f->submit_slots);
+	json_lost(b, f->slost_overwritten, f->slost_torn, f->slost_dropped);
+	sb_puts(b, ",\"submit_cpus\":");
+	json_cpus(b, f->scpus, f->hdr.cpu_count);
+}
+
 static void json_inputs(struct out *o, const struct session *S)
 {
 	struct sbuf *b = &o->b;
-	size_t i, j;
+	size_t i;
 
 	sb_puts(b, "\"inputs\":[");
 	for (i = 0; i < S->nfiles; i++) {
@@ -91,21 +124,17 @@ static void json_inputs(struct out *o, const struct session *S)
 		else	/* unknown: 1.0, 1.3 */
 			sb_puts(b, ",\"unattributed\":null");
 		sb_printf(b, ",\"kernel_addresses_hidden\":%s", f->kaddr_hidden ? "true" : "false");
-		sb_puts(b, ",\"cpus\":[");
-		for (j = 0; j < h->cpu_count; j++) {
-			const struct i915_stall_cpu_entry *c = &f->cpus[j];
-
-			sb_printf(b, "%s{\"cpu\":%u,\"flags\":%u,\"recorded\":%" PRIu64 ",\"emitted\":%"
-				  PRIu64 ",\"overwritten\":%" PRIu64 ",\"torn\":%" PRIu64
-				  ",\"dropped\":%" PRIu64 "}", j ? "," : "", c->cpu, c->flags,
-				  (uint64_t)c->recorded, (uint64_t)c->emitted,
-				  (uint64_t)c->overwritten, (uint64_t)c->torn, (uint64_t)c->dropped);
-		}
-		sb_puts(b, "]}");
+		sb_puts(b, ",\"cpus\":");
+		json_cpus(b, f->cpus, h->cpu_count);
+		json_submit_input(b, f);
+		sb_puts(b, "}");
 		out_flush(o, false);
 	}
 	sb_puts(b, "],\"lost\":");
 	json_lost(b, S->lost_overwritten, S->lost_torn, S->lost_dropped);
+	/* 1.4: over the inputs that have submit records (zeros if none has) */
+	sb_puts(b, ",\"submit_lost\":");
+	json_lost(b, S->slost_overwritten, S->slost_torn, S->slost_dropped);
 }
 
 void json_report_begin(struct out *o, const struct session *S, size_t count, uint64_t total_ns)
@@ -116,9 +145,9 @@ void json_report_begin(struct out *o, const struct session *S, size_t count, uin
 }
 
 /* Wall-clock time, 128-bit sum (a hostile file may overflow 64). */
-static void json_wall(struct sbuf *b, const struct sstall *ss)
+static void json_wall(struct sbuf *b, const struct stall_file *f, uint64_t start_ns)
 {
-	__int128 t = (__int128)ss->r->start_ns + ss->s->f->hdr.realtime_offset_ns;
+	__int128 t = (__int128)start_ns + f->hdr.realtime_offset_ns;
 	time_t sec;
 	struct tm tm;
 
@@ -135,7 +164,8 @@ static void json_wall(struct sbuf *b, const struct sstall *ss)
 		  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((t % 1000000000) / 1000));
 }
 
-void json_stall(struct out *o, const struct sstall *ss, bool first)
+/* A record's flags by name, those of a minor after the file's in hex. */
+static void json_flags(struct sbuf *b, const struct stall_file *f, uint16_t flags)
 {
 	static const struct { unsigned int bit; const char *name; } fl[] = {
 		{ I915_STALL_F_KTHREAD, "kthread" }, { I915_STALL_F_COMPAT, "compat" },
@@ -147,7 +177,115 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 		{ FMT_F_MAPS_FULL, "maps_full" }, { FMT_F_MAPS_CUT, "maps_cut" },
 		{ FMT_F_USTACK_NODUMP, "ustack_nodump" }, { FMT_F_USTACK_NOLOCK, "ustack_nolock" },
 		{ FMT_F_MAPS_CHANGED, "maps_changed" },
+		{ FMT_F_SUBMITTED, "submitted" }, { FMT_F_AHEAD, "ahead" },
 	};
+	unsigned int i, known = 0;
+	bool none = true;
+
+	sb_putc(b, '[');
+	for (i = 0; i < ARRAY_SIZE(fl); i++) {
+		if ((fl[i].bit >= FMT_F_USER_REGS && !f->v12) ||
+		    (fl[i].bit >= FMT_F_USTACK_NODUMP && !f->v13) ||
+		    (fl[i].bit >= FMT_F_SUBMITTED && !f->v14))
+			continue;	/* bits an older minor does not define */
+		known |= fl[i].bit;
+		if (flags & fl[i].bit) {
+			sb_printf(b, "%s\"%s\"", none ? "" : ",", fl[i].name);
+			none = false;
+		}
+	}
+	for (i = 0; i < 16; i++)	/* from a newer writer */
+		if (flags & ~known & (1u << i)) {
+			sb_printf(b, "%s\"0x%x\"", none ? "" : ",", 1u << i);
+			none = false;
+		}
+	sb_putc(b, ']');
+}
+
+static void json_engine(struct sbuf *b, const struct srec *r)
+{
+	if ((r->flags & I915_STALL_F_ENGINE) && r->engine_class != I915_STALL_ENGINE_NONE) {
+		sb_puts(b, "{\"class\":");
+		sb_json_str(b, engine_class_name(r->engine_class));
+		sb_printf(b, ",\"class_id\":%u,\"instance\":%u}", r->engine_class, r->engine_instance);
+	} else {
+		sb_puts(b, "null");
+	}
+}
+
+static void json_fence(struct sbuf *b, const struct srec *r)
+{
+	if (r->flags & I915_STALL_F_FENCE)
+		sb_printf(b, "{\"context\":\"0x%" PRIx64 "\",\"seqno\":%" PRIu64 "}",
+			  r->fence_context, r->fence_seqno);
+	else
+		sb_puts(b, "null");
+}
+
+static void json_ustack(struct sbuf *b, const struct sstack *u, bool cfi)
+{
+	unsigned int i;
+
+	sb_putc(b, '[');
+	for (i = 0; u && i < u->depth; i++) {
+		if (i)
+			sb_putc(b, ',');
+		json_frame_x(b, u->frames[i], cfi);
+	}
+	sb_putc(b, ']');
+}
+
+/* 1.4: the awaited request's queue when the wait began, and its submitter
+ * (keys always present; null before 1.4, without a fence, or for a
+ * submitter whose record is gone or was not made) */
+static void json_submit(struct sbuf *b, const struct sstall *ss)
+{
+	const struct ssubmit *sub = &ss->sub;
+	const struct srec *r = ss->r, *sr = &sub->r;
+	const struct stall_file *f = ss->s->f;
+
+	if (f->v14 && (r->flags & FMT_F_AHEAD))
+		sb_printf(b, ",\"ahead\":{\"count\":%u,\"more\":%s}",
+			  r->ahead == FMT_AHEAD_MANY ? 1024u : r->ahead,
+			  r->ahead == FMT_AHEAD_MANY ? "true" : "false");
+	else
+		sb_puts(b, ",\"ahead\":null");
+	if (sub->status == SUBMIT_NONE) {
+		sb_puts(b, ",\"submit\":null");
+		return;
+	}
+	sb_printf(b, ",\"submit\":{\"status\":\"%s\"", submit_status_name(sub->status));
+	if (sub->status != SUBMIT_RECORDED) {
+		sb_puts(b, ",\"cpu\":null,\"seq\":null,\"start_ns\":null,\"wall_time\":null,"
+			"\"queued_ns\":null,\"pid\":null,\"tid\":null,\"comm\":null,"
+			"\"engine\":null,\"fence\":null,\"flags\":null,\"caller\":null,"
+			"\"ustack\":null}");
+		return;
+	}
+	sb_printf(b, ",\"cpu\":%u,\"seq\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"wall_time\":",
+		  sr->cpu, sr->seq, sr->start_ns);
+	json_wall(b, f, sr->start_ns);
+	sb_printf(b, ",\"queued_ns\":%" PRIu64 ",\"pid\":%u,\"tid\":%u,\"comm\":", sub->queued_ns,
+		  sr->tgid, sr->pid);
+	sb_json_strn(b, sr->comm, strnlen(sr->comm, I915_STALL_COMM_LEN));
+	sb_puts(b, ",\"engine\":");
+	json_engine(b, sr);
+	sb_puts(b, ",\"fence\":");
+	json_fence(b, sr);
+	sb_puts(b, ",\"flags\":");
+	json_flags(b, f, sr->flags);
+	sb_puts(b, ",\"caller\":");
+	if (sub->caller)
+		json_frame(b, sub->caller);
+	else
+		sb_puts(b, "null");
+	sb_puts(b, ",\"ustack\":");
+	json_ustack(b, sub->u, true);
+	sb_putc(b, '}');
+}
+
+void json_stall(struct out *o, const struct sstall *ss, bool first)
+{
 	const struct srec *r = ss->r;
 	struct sbuf *b = &o->b;
 	const char *x;
@@ -158,7 +296,7 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 	sb_dec(b, (uint64_t)ss->s->f->index, 0);
 	sb_printf(b, ",\"cpu\":%u,\"seq\":%" PRIu64 ",\"start_ns\":%" PRIu64 ",\"wall_time\":",
 		  r->cpu, r->seq, r->start_ns);
-	json_wall(b, ss);
+	json_wall(b, ss->s->f, r->start_ns);
 	sb_printf(b, ",\"duration_ns\":%" PRIu64 ",\"spin_ns\":%" PRIu64 ",\"pid\":%u,\"tid\":%u"
 		  ",\"comm\":", r->duration_ns, r->spin_ns, r->tgid, r->pid);
 	sb_json_strn(b, r->comm, strnlen(r->comm, I915_STALL_COMM_LEN));
@@ -174,18 +312,9 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 	else
 		sb_printf(b, "\"outcome#%u\"", r->outcome);
 	sb_printf(b, ",\"error\":%d,\"engine\":", r->error);
-	if ((r->flags & I915_STALL_F_ENGINE) && r->engine_class != I915_STALL_ENGINE_NONE) {
-		sb_puts(b, "{\"class\":");
-		sb_json_str(b, engine_class_name(r->engine_class));
-		sb_printf(b, ",\"class_id\":%u,\"instance\":%u}", r->engine_class, r->engine_instance);
-	} else {
-		sb_puts(b, "null");
-	}
-	if (r->flags & I915_STALL_F_FENCE)
-		sb_printf(b, ",\"fence\":{\"context\":\"0x%" PRIx64 "\",\"seqno\":%" PRIu64 "}",
-			  r->fence_context, r->fence_seqno);
-	else
-		sb_puts(b, ",\"fence\":null");
+	json_engine(b, r);
+	sb_puts(b, ",\"fence\":");
+	json_fence(b, r);
 	if (r->flags & I915_STALL_F_OWNER) {
 		sb_printf(b, ",\"owner\":{\"pid\":%u,\"comm\":", r->owner_pid);
 		sb_json_strn(b, r->owner_comm, strnlen(r->owner_comm, I915_STALL_COMM_LEN));
@@ -211,26 +340,9 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 			sb_printf(b, "%s\"0x%x\"", none ? "" : ",", 1u << i);
 			none = false;
 		}
-	sb_putc(b, ']');
-	known = 0;
-	none = true;
-	sb_printf(b, ",\"wait_flags\":\"0x%x\",\"flags\":[", r->wait_flags);
-	for (i = 0; i < ARRAY_SIZE(fl); i++) {
-		if ((fl[i].bit >= FMT_F_USER_REGS && !ss->s->f->v12) ||
-		    (fl[i].bit >= FMT_F_USTACK_NODUMP && !ss->s->f->v13))
-			continue;	/* bits an older minor does not define */
-		known |= fl[i].bit;
-		if (r->flags & fl[i].bit) {
-			sb_printf(b, "%s\"%s\"", none ? "" : ",", fl[i].name);
-			none = false;
-		}
-	}
-	for (i = 0; i < 16; i++)	/* from a newer writer */
-		if (r->flags & ~known & (1u << i)) {
-			sb_printf(b, "%s\"0x%x\"", none ? "" : ",", 1u << i);
-			none = false;
-		}
-	sb_puts(b, "],\"caller\":");
+	sb_printf(b, "],\"wait_flags\":\"0x%x\",\"flags\":", r->wait_flags);
+	json_flags(b, ss->s->f, r->flags);
+	sb_puts(b, ",\"caller\":");
 	if (ss->caller)
 		json_frame(b, ss->caller);
 	else
@@ -241,19 +353,15 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 			sb_putc(b, ',');
 		json_frame(b, ss->k->frames[i]);
 	}
-	sb_puts(b, "],\"ustack\":[");
-	for (i = 0; ss->u && i < ss->u->depth; i++) {
-		if (i)
-			sb_putc(b, ',');
-		json_frame_x(b, ss->u->frames[i], ss->s->f->v12);
-	}
+	sb_puts(b, "],\"ustack\":");
+	json_ustack(b, ss->u, ss->s->f->v12);
 	if (ss->s->f->v12) {
 		/* 1.2: the registers, the snapshot, the maps, and why the chain ends */
 		if (r->flags & FMT_F_USER_REGS)
-			sb_printf(b, "],\"user_regs\":{\"ip\":\"0x%" PRIx64 "\",\"sp\":\"0x%" PRIx64
+			sb_printf(b, ",\"user_regs\":{\"ip\":\"0x%" PRIx64 "\",\"sp\":\"0x%" PRIx64
 				  "\",\"bp\":\"0x%" PRIx64 "\"}", r->user_ip, r->user_sp, r->user_bp);
 		else
-			sb_puts(b, "],\"user_regs\":null");
+			sb_puts(b, ",\"user_regs\":null");
 		sb_printf(b, ",\"ustack_snapshot_bytes\":%u,\"map_count\":%u,\"ustack_end\":",
 			  r->snap_size, r->map_count);
 		if (ss->u && ss->u->end) {
@@ -263,11 +371,9 @@ void json_stall(struct out *o, const struct sstall *ss, bool first)
 		} else {
 			sb_puts(b, "null");
 		}
-		sb_puts(b, "}");
-		out_flush(o, false);
-		return;
 	}
-	sb_puts(b, "]}");
+	json_submit(b, ss);
+	sb_putc(b, '}');
 	out_flush(o, false);
 }
 
@@ -276,21 +382,36 @@ void json_report_end(struct out *o)
 	sb_puts(&o->b, "]}\n");
 }
 
+/* key[0, len) split at ';', as a JSON array of strings */
+static void json_frames(struct sbuf *b, const char *key, size_t len)
+{
+	size_t s = 0, i;
+
+	sb_putc(b, '[');
+	for (i = 0; i <= len; i++)
+		if (i == len || key[i] == ';') {
+			if (s)
+				sb_putc(b, ',');
+			sb_json_strn(b, key + s, i - s);
+			s = i + 1;
+		}
+	sb_putc(b, ']');
+}
+
 static void json_group(struct sbuf *b, struct group *g, const char *keyname, bool stack)
 {
 	sb_printf(b, "{\"%s\":", keyname);
 	if (stack) {
-		size_t s = 0, i;
+		/* --submitter: the waiter's stack, then the submitter's key */
+		const char *sep = memchr(g->key, SUBMIT_KEY_SEP, g->key_len);
+		size_t len = sep ? (size_t)(sep - g->key) : g->key_len;
 
-		sb_putc(b, '[');
-		for (i = 0; i <= g->key_len; i++)
-			if (i == g->key_len || g->key[i] == ';') {
-				if (s)
-					sb_putc(b, ',');
-				sb_json_strn(b, g->key + s, i - s);
-				s = i + 1;
-			}
-		sb_putc(b, ']');
+		json_frames(b, g->key, len);
+		sb_puts(b, ",\"submitter\":");
+		if (sep)
+			json_frames(b, sep + 1, g->key_len - len - 1);
+		else
+			sb_puts(b, "null");
 	} else {
 		sb_json_strn(b, g->key, g->key_len);
 	}

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "emit.h"
 
@@ -34,6 +35,12 @@ void text_input(struct out *o, const struct stall_file *f)
 			  f->lost_overwritten, f->lost_torn, f->lost_dropped, f->recorded);
 	else
 		sb_puts(b, "# no stalls lost\n");
+	if (f->v14 && file_slost(f))
+		sb_printf(b, "# LOST %" PRIu64 " submit records: overwritten %" PRIu64 ", torn %"
+			  PRIu64 ", dropped %" PRIu64 " (of %" PRIu64 " recorded)\n", file_slost(f),
+			  f->slost_overwritten, f->slost_torn, f->slost_dropped, f->srecorded);
+	else if (f->v14)
+		sb_printf(b, "# no submit records lost (%" PRIu64 " in the file)\n", f->submit_count);
 	if (f->has_unattributed)
 		sb_printf(b, "# %" PRIu64 " unattributed waits (of no known device, since boot)\n",
 			  f->unattributed);
@@ -117,6 +124,74 @@ static void sb_wall(struct sbuf *b, const struct sstall *ss)
 	sb_putc(b, '.');
 	sb_dec(b, frac / 1000, 6);
 	sb_putc(b, 'Z');
+}
+
+/* The head line of a user stack, then its lines: the waiter's ("user") or
+ * the submitter's ("submit") */
+static void ustack_block(struct sbuf *b, const char *what, const struct srec *r,
+			 const struct sstack *u)
+{
+	sb_puts(b, "  ");
+	sb_puts(b, what);
+	if (r->flags & I915_STALL_F_KTHREAD)
+		sb_puts(b, " stack: none (kernel thread)\n");
+	else if (r->flags & I915_STALL_F_COMPAT)
+		sb_puts(b, " stack: not walked (32-bit task)\n");
+	else
+		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? " stack: (truncated)\n" :
+			u && u->depth ? " stack:\n" : " stack: none\n");
+}
+
+/* "; 3 requests ahead on rcs0": 1.4's count of the work the awaited
+ * request had ahead of it on its engine when the wait began */
+static void ahead_part(struct sbuf *b, const struct srec *r)
+{
+	const char *ec = engine_class_name(r->engine_class);
+
+	if (r->ahead == FMT_AHEAD_MANY) {
+		sb_puts(b, "; more than 1024 requests ahead");
+	} else {
+		sb_puts(b, "; ");
+		sb_dec(b, r->ahead, 0);
+		sb_puts(b, r->ahead == 1 ? " request ahead" : " requests ahead");
+	}
+	if (!(r->flags & I915_STALL_F_ENGINE) || r->engine_class == I915_STALL_ENGINE_NONE)
+		return;
+	if (ec)
+		sb_printf(b, " on %s%u", ec, r->engine_instance);
+	else
+		sb_printf(b, " on class%u:%u", r->engine_class, r->engine_instance);
+}
+
+/* 1.4: who submitted the awaited request (docs/format.md's join) */
+static void text_submit(struct sbuf *b, const struct sstall *ss)
+{
+	const struct ssubmit *sub = &ss->sub;
+	char comm[I915_STALL_COMM_LEN + 1];
+
+	switch (sub->status) {
+	case SUBMIT_RECORDED:
+		comm_clean(comm, sub->r.comm, false);
+		sb_printf(b, "  submitted by %s[%u/%u] ", comm, sub->r.tgid, sub->r.pid);
+		sb_ms(b, sub->queued_ns);
+		sb_printf(b, " ms before the wait, cpu %u seq %" PRIu64, sub->r.cpu, sub->r.seq);
+		break;
+	case SUBMIT_GONE:
+		sb_puts(b, "  submitted: record gone (overwritten before the log was read)");
+		break;
+	case SUBMIT_NOT_RECORDED:
+		sb_puts(b, "  submitted: not recorded");
+		break;
+	default:
+		return;
+	}
+	if (ss->r->flags & FMT_F_AHEAD)
+		ahead_part(b, ss->r);
+	sb_putc(b, '\n');
+	if (sub->status != SUBMIT_RECORDED)
+		return;
+	ustack_block(b, "submit", &sub->r, sub->u);
+	sym_stack_lines(b, sub->u);
 }
 
 void text_stall(struct out *o, const struct sstall *ss)
@@ -210,19 +285,14 @@ void text_stall(struct out *o, const struct sstall *ss)
 	sb_puts(b, r->flags & I915_STALL_F_KSTACK_TRUNC ? " (truncated)\n" :
 		r->kdepth ? "\n" : " none\n");
 	sym_stack_lines(b, ss->k);
-	if (r->flags & I915_STALL_F_KTHREAD)
-		sb_puts(b, "  user stack: none (kernel thread)\n");
-	else if (r->flags & I915_STALL_F_COMPAT)
-		sb_puts(b, "  user stack: not walked (32-bit task)\n");
-	else
-		sb_puts(b, r->flags & I915_STALL_F_USTACK_TRUNC ? "  user stack: (truncated)\n" :
-			ss->u && ss->u->depth ? "  user stack:\n" : "  user stack: none\n");
+	ustack_block(b, "user", r, ss->u);
 	/* 1.3: why the kernel kept no stack bytes (the chain is its frame pointers') */
 	if (ss->s->f->v13 && (r->flags & FMT_F_USTACK_NODUMP))
 		sb_puts(b, "  (no stack copy: the process is not dumpable)\n");
 	else if (ss->s->f->v13 && (r->flags & FMT_F_USTACK_NOLOCK))
 		sb_puts(b, "  (no stack copy: the mmap lock was held)\n");
 	sym_stack_lines(b, ss->u);
+	text_submit(b, ss);
 	sb_putc(b, '\n');
 	out_flush(o, false);
 }
@@ -244,6 +314,46 @@ static void row(struct sbuf *b, struct group *g)
 	sb_free(&p99);
 }
 
+/* The frames of key[0, len) (root first, ';' between them) one a line,
+ * innermost first, in the stack column */
+static void frames_rev(struct sbuf *b, const char *key, size_t len)
+{
+	size_t end = len, k;
+
+	for (k = end; ; k--) {
+		if (k == 0 || key[k - 1] == ';') {
+			sb_printf(b, "%56s  ", "");
+			sb_put(b, key + k, end - k);
+			sb_putc(b, '\n');
+			end = k ? k - 1 : 0;
+			if (!k)
+				break;
+		}
+	}
+}
+
+/* A group's stack, innermost first; a pair_group()'s then its submitter's
+ * marker frame and frames, innermost first */
+static void group_frames(struct sbuf *b, const struct group *g)
+{
+	const char *sep = memchr(g->key, SUBMIT_KEY_SEP, g->key_len), *sub, *semi;
+	size_t len;
+
+	if (!sep) {
+		frames_rev(b, g->key, g->key_len);
+		return;
+	}
+	frames_rev(b, g->key, (size_t)(sep - g->key));
+	sub = sep + 1;
+	len = g->key_len - (size_t)(sub - g->key);
+	semi = memchr(sub, ';', len);
+	sb_printf(b, "%56s  ", "");
+	sb_put(b, sub, semi ? (size_t)(semi - sub) : len);
+	sb_putc(b, '\n');
+	if (semi)
+		frames_rev(b, semi + 1, len - (size_t)(semi + 1 - sub));
+}
+
 void text_summary(struct out *o, struct summary *M)
 {
 	const struct session *S = M->S;
@@ -261,26 +371,18 @@ void text_summary(struct out *o, struct summary *M)
 		row(b, &M->sites.g[i]);
 		sb_printf(b, "  %s\n", M->sites.g[i].key);
 	}
-	sb_printf(b, "\nBy user stack (top %zu of %zu):\n%8s %12s %10s %10s %10s  %s\n", M->ntop,
-		  M->stacks.n, "count", "total_ms", "max_ms", "p50_ms", "p99_ms",
+	sb_printf(b, "\nBy user stack%s (top %zu of %zu):\n%8s %12s %10s %10s %10s  %s\n",
+		  M->submitter ? " and submitter" : "", M->ntop, M->stacks.n, "count", "total_ms",
+		  "max_ms", "p50_ms", "p99_ms",
+		  M->submitter ? "stack, then the submitter's (innermost first)" :
 		  "stack (innermost first)");
 	for (i = 0; i < M->ntop; i++) {
 		struct group *g = M->top[i];
-		size_t end = g->key_len, k;
 
 		row(b, g);
 		sb_printf(b, "  e.g. %s[%u]\n", g->rep_comm, g->rep_tgid);
 		/* innermost first, one frame per line */
-		for (k = end; ; k--) {
-			if (k == 0 || g->key[k - 1] == ';') {
-				sb_printf(b, "%56s  ", "");
-				sb_put(b, g->key + k, end - k);
-				sb_putc(b, '\n');
-				end = k ? k - 1 : 0;
-				if (!k)
-					break;
-			}
-		}
+		group_frames(b, g);
 		out_flush(o, false);
 	}
 	sb_printf(b, "\nPer CPU:\n%6s %12s %12s %12s %12s %12s\n", "cpu", "recorded", "emitted",
@@ -366,7 +468,7 @@ void text_diff(struct out *o, struct diff *D)
 	sb_printf(b, "\n%6s %6s %10s %10s %9s %9s %10s %21s %8s %7s %7s  %s\n", "old_n", "new_n",
 		  "old_ms", "new_ms", "old_p99", "new_p99",
 		  D->metric == M_COUNT ? "delta_n" : "delta_ms", "interval", "rel", "p", "q",
-		  "site/stack");
+		  D->submitter ? "site/submitter" : "site/stack");
 	for (i = 0; i < D->n; i++) {
 		const struct stats_result *r = &D->rows[i].r;
 
@@ -398,7 +500,8 @@ void text_diff(struct out *o, struct diff *D)
 		out_flush(o, false);
 	}
 	if (D->stacks_shown < D->nstacks)
-		sb_printf(b, "# %zu of %zu user stacks shown, the largest changes (--top)\n",
-			  D->stacks_shown, D->nstacks);
+		sb_printf(b, "# %zu of %zu %s shown, the largest changes (--top)\n",
+			  D->stacks_shown, D->nstacks,
+			  D->submitter ? "submitters' stacks" : "user stacks");
 	sb_free(&t);
 }

@@ -21,13 +21,19 @@
  *   1.3  same layout; record flags USTACK_NODUMP, USTACK_NOLOCK, MAPS_CHANGED,
  *        ustack_map value 0xfb (FRAME_CHANGED: so map_max <= 251), header flag
  *        KADDR_HIDDEN; header unattributed and CPU dropped always 0 (unknown)
+ *   1.4  header 344 B (+ submit_cpu_table_offset, submit_records_offset,
+ *        submit_record_count u64 @312..328, submit_record_size,
+ *        submit_slots_per_cpu u32 @336, 340); record ahead u16 @654 (1.2's
+ *        pad1), flags SUBMITTED and AHEAD, site submit (7); between the CPU
+ *        table and records_offset, the submit rings' CPU table and the submit
+ *        records (a stall record's layout without the snapshot)
  */
 #ifndef I915_STALLS_FORMAT_H
 #define I915_STALLS_FORMAT_H
 
 #include "i915_stall_format.h"
 
-#define FMT_MINOR_KNOWN		3	/* the newest 1.x minor this reader decodes */
+#define FMT_MINOR_KNOWN		4	/* the newest 1.x minor this reader decodes */
 
 #define FMT10_HEADER_SIZE	288u
 #define FMT10_RECORD_SIZE	640u
@@ -60,8 +66,17 @@
 #define FMT12_BUILD_ID_LEN	20u
 #define FMT12_MAP_NAME_LEN	80u
 
+#define FMT14_HEADER_SIZE	344u
+#define FMT14_HDR_SUBMIT_CPU_TABLE_OFFSET 312u	/* __u64 */
+#define FMT14_HDR_SUBMIT_RECORDS_OFFSET	320u	/* __u64 */
+#define FMT14_HDR_SUBMIT_RECORD_COUNT	328u	/* __u64 */
+#define FMT14_HDR_SUBMIT_RECORD_SIZE	336u	/* __u32 */
+#define FMT14_HDR_SUBMIT_SLOTS_PER_CPU	340u	/* __u32 */
+#define FMT14_REC_AHEAD		654u	/* __u16, 1.2's pad1 */
+
 /* The smallest header and record of a file of minor m. */
-#define FMT_HEADER_MIN(m)	((m) >= 2 ? FMT12_HEADER_SIZE : (m) ? FMT11_HEADER_SIZE : FMT10_HEADER_SIZE)
+#define FMT_HEADER_MIN(m)	((m) >= 4 ? FMT14_HEADER_SIZE : (m) >= 2 ? FMT12_HEADER_SIZE :	\
+				 (m) ? FMT11_HEADER_SIZE : FMT10_HEADER_SIZE)
 #define FMT_RECORD_MIN(m)	((m) >= 2 ? FMT12_RECORD_SIZE : (m) ? FMT11_RECORD_SIZE : FMT10_RECORD_SIZE)
 
 static_assert(offsetof(struct i915_stall_record, ustack) + sizeof(__u64) * I915_STALL_USTACK_MAX ==
@@ -92,7 +107,9 @@ I915_STALL_LAYOUT(i915_stall_file_header, unattributed, FMT11_HDR_UNATTRIBUTED);
 #endif
 
 #if I915_STALL_VERSION_MINOR >= 2
-static_assert(sizeof(struct i915_stall_file_header) == FMT12_HEADER_SIZE, "1.2 header size");
+static_assert(sizeof(struct i915_stall_file_header) ==
+	      (I915_STALL_VERSION_MINOR >= 4 ? FMT14_HEADER_SIZE : FMT12_HEADER_SIZE),
+	      "1.2 header size (1.4's appends to it)");
 static_assert(sizeof(struct i915_stall_record) == FMT12_RECORD_SIZE, "1.2 record size");
 static_assert(sizeof(struct i915_stall_map) == FMT12_MAP_SIZE, "1.2 map size");
 I915_STALL_LAYOUT(i915_stall_file_header, map_max, FMT12_HDR_MAP_MAX);
@@ -153,6 +170,25 @@ static_assert(I915_STALL_MAP_NAME_LEN == FMT12_MAP_NAME_LEN, "1.2 map name lengt
 #define FMT_F_MAPS_CHANGED	0x2000
 #define FMT_FRAME_CHANGED	0xfb
 #define FMT_H_KADDR_HIDDEN	0x4
+#endif
+
+/* 1.4: the submit section, the record's ahead, two flags, site 7 */
+#if I915_STALL_VERSION_MINOR >= 4
+I915_STALL_LAYOUT(i915_stall_file_header, submit_cpu_table_offset, FMT14_HDR_SUBMIT_CPU_TABLE_OFFSET);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_records_offset, FMT14_HDR_SUBMIT_RECORDS_OFFSET);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_record_count, FMT14_HDR_SUBMIT_RECORD_COUNT);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_record_size, FMT14_HDR_SUBMIT_RECORD_SIZE);
+I915_STALL_LAYOUT(i915_stall_file_header, submit_slots_per_cpu, FMT14_HDR_SUBMIT_SLOTS_PER_CPU);
+I915_STALL_LAYOUT(i915_stall_record, ahead, FMT14_REC_AHEAD);
+#define FMT_F_SUBMITTED		I915_STALL_F_SUBMITTED
+#define FMT_F_AHEAD		I915_STALL_F_AHEAD
+#define FMT_AHEAD_MANY		I915_STALL_AHEAD_MANY
+#define FMT_SITE_SUBMIT		I915_STALL_SITE_SUBMIT
+#else
+#define FMT_F_SUBMITTED		0x4000
+#define FMT_F_AHEAD		0x8000
+#define FMT_AHEAD_MANY		0xffff
+#define FMT_SITE_SUBMIT		7
 #endif
 
 /*

@@ -45,6 +45,8 @@ const struct optdef opt_table[] = {
 	{ "output", 'o', "FILE", ALL, NULL, "write to FILE instead of stdout (record: i915-stalls.data)" },
 	{ "weight", 0, "W", R | S | D, NULL, "folded/svg weight: time (microseconds, default) or count" },
 	{ "folded-root", 0, "R", R | S | D, NULL, "folded/svg root frame: tid (default), pid or comm" },
+	{ "submitter", 0, NULL, R | S | D, NULL,
+	  "1.4: the awaited request's submitter too, in folded/svg stacks, summary and diff" },
 	{ "top", 0, "N", S | D, NULL, "summary, diff: user stacks shown (default 20)" },
 	{ "stream", 0, NULL, R, NULL,
 	  "report: print each stall as it is read, in file order, holding one record" },
@@ -83,8 +85,13 @@ static const char usage_head[] =
 
 static void usage(void)
 {
+	/* all of it in one buffer, written by stdout_close()'s fflush(): a
+	 * write error then comes with its errno, not after an earlier
+	 * buffer's failed write, which leaves only ferror() (EIO) */
+	static char buf[64 << 10];
 	size_t i, j;
 
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	fputs(usage_head, stdout);
 	for (i = 0; i < opt_count; i++) {
 		const struct optdef *d = &opt_table[i];
@@ -360,6 +367,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 				else if (!strcmp(a, "pid")) o->root = ROOT_PID;
 				else if (!strcmp(a, "comm")) o->root = ROOT_COMM;
 				else goto bad;
+			} else if (!strcmp(n, "submitter")) {
+				o->submitter = true;
 			} else if (!strcmp(n, "top")) {
 				if (!parse_u64(a, &v) || !v || v > 1000000)
 					goto bad;

@@ -29,6 +29,7 @@ struct opts {
 	const char *out_path;
 	enum weight weight;
 	enum fold_root root;
+	bool submitter;		/* 1.4: the submitter too (folded, svg, summary, diff) */
 	size_t top;
 	bool stream;
 	enum metric metric;

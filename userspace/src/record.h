@@ -32,6 +32,7 @@ struct stall_file {
 	bool v11;		/* minor >= 1: 1.1's fields are in the file */
 	bool v12;		/* minor >= 2: 1.2's fields, maps and snapshot */
 	bool v13;		/* minor >= 3: 1.3's flags and FRAME_CHANGED */
+	bool v14;		/* minor >= 4: the submit section, ahead, SUBMITTED, AHEAD */
 	bool kaddr_hidden;	/* 1.3: FMT_H_KADDR_HIDDEN, kernel addresses zeroed */
 	uint8_t frame_first;	/* 1.2: ustack_map values from it on are FMT_FRAME_* */
 	bool has_unattributed;	/* 1.1, 1.2: the header counts unattributed waits */
@@ -40,6 +41,19 @@ struct stall_file {
 	uint32_t maps_offset, ustack_offset;	/* 1.2: in a record */
 	struct i915_stall_cpu_entry *cpus; /* cpu_count entries, copied */
 	uint64_t lost_overwritten, lost_torn, lost_dropped, recorded;
+	/*
+	 * 1.4: the submit section (docs/format.md, "Format 1.4"): the submit
+	 * rings' CPU table, copied, and their losses; submit_count records of
+	 * submit_size bytes from sbuf (in buf, or a copy of them, scopy, when
+	 * streamed).  All 0 and NULL in an older file.
+	 */
+	uint64_t submit_tab, submit_off, submit_count;
+	uint32_t submit_size, submit_slots;
+	struct i915_stall_cpu_entry *scpus;
+	uint64_t slost_overwritten, slost_torn, slost_dropped, srecorded;
+	const unsigned char *sbuf;
+	unsigned char *scopy;
+	void *join;		/* join.c: the submit records by fence */
 	int index;		/* in the list of stall files of a session */
 	const struct archive *ar; /* archive it came from, or NULL */
 	void *kview;		/* ksym.c: the kernel symbols relocated for it */
@@ -58,6 +72,7 @@ struct srec {
 	uint8_t outcome, engine_class, engine_instance;
 	uint8_t kdepth, udepth;		/* valid entries in kstack, ustack */
 	uint32_t fence_count, sync_flags; /* 1.1; of a 1.0 record: 1, 0 */
+	uint16_t ahead;			/* 1.4 (with FMT_F_AHEAD); of an older record: 0 */
 	const char *comm, *owner_comm;	/* I915_STALL_COMM_LEN bytes, NUL padded */
 	const __u64 *kstack;		/* innermost first, in the input */
 	const __u64 *ustack;		/* ustack[0] the PC, then return addresses */
@@ -148,6 +163,9 @@ static inline void srec_v1(const unsigned char *p, const struct stall_file *f, s
 		v->fence_count = 1;
 		v->sync_flags = 0;
 	}
+	v->ahead = 0;
+	if (f->v14)
+		memcpy(&v->ahead, p + FMT14_REC_AHEAD, 2);
 	if (f->v12) {
 		memcpy(&v->snap_size, p + FMT12_REC_USTACK_SIZE, 4);
 		memcpy(&v->map_count, p + FMT12_REC_MAP_COUNT, 2);
@@ -177,7 +195,20 @@ static inline void srec_get(const struct stall_file *f, const unsigned char *raw
 	srec_v1(raw, f, v);
 }
 
-/* Validate header and CPU table. Returns 0, or -1 with *d filled. */
+/*
+ * The view of a 1.4 submit record of f: a stall record's layout without
+ * the snapshot (decode.c checked its ustack_size is 0), so none is pointed
+ * to: its stack is the frame-pointer chain, its maps the record's.
+ */
+static inline void srec_get_submit(const struct stall_file *f, const unsigned char *raw,
+				   struct srec *v)
+{
+	srec_get(f, raw, v);
+	v->snap_size = 0;
+	v->snap = NULL;
+}
+
+/* Validate header and CPU tables. Returns 0, or -1 with *d filled. */
 int stall_file_open(struct stall_file *f, const char *name,
 		    const unsigned char *buf, size_t size, uint64_t base,
 		    struct diag *d);
@@ -239,9 +270,15 @@ PREFETCH_INLINE void stall_prefetch_rest(const struct stall_file *f, const unsig
 			       f->ustack_offset + (snap < f->snapshot_max ? snap : f->snapshot_max));
 }
 
-/* Check records one at a time, in file order (bounded memory). */
+/* Check records one at a time, in file order (bounded memory): the stall
+ * records, or with submit_iter_init() the submit records of a 1.4 file. */
 struct stall_iter {
 	const struct stall_file *f;
+	bool submit;		/* the submit section */
+	const struct i915_stall_cpu_entry *cpus;	/* its CPU table */
+	const unsigned char *first;	/* its first record in memory */
+	uint64_t offset, count;		/* its file offset (relative to f->buf) and records */
+	uint32_t size;			/* bytes of each record */
 	uint64_t next;		/* next record index */
 	uint32_t cpu_idx;	/* CPU table index of the current group */
 	uint64_t left;		/* records left in that group */
@@ -251,6 +288,9 @@ struct stall_iter {
 	uint8_t prefetch;	/* of the records ahead: 0 none, 1 fields and maps, 2 all used */
 };
 void stall_iter_init(struct stall_iter *it, const struct stall_file *f);
+/* 1.4: the submit records at f->sbuf, each checked as docs/format.md says;
+ * the views srec_get_submit() makes */
+void submit_iter_init(struct stall_iter *it, const struct stall_file *f);
 /*
  * 1: *raw is the next record, checked, and *v its view; 0: the end (every
  * group complete); -1: error in *d.  The record stays in f's buffer.

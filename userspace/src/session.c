@@ -192,7 +192,7 @@ static void input_free(struct input *in)
  */
 static int session_count(struct session *S, const struct stall_file *f)
 {
-	uint64_t seen;
+	uint64_t seen, sseen;
 	struct diag d;
 
 	if (__builtin_add_overflow(S->seen, f->recorded, &seen) ||
@@ -202,10 +202,32 @@ static int session_count(struct session *S, const struct stall_file *f)
 			  "it, overflow 64 bits");
 		return diag_print(f->name, &d);
 	}
+	if (__builtin_add_overflow(S->sseen, f->srecorded, &sseen) ||
+	    __builtin_add_overflow(sseen, f->slost_dropped, &sseen)) {
+		diag_fail(&d, f->base + f->submit_tab,
+			  "the submit CPU table's counts of submit records, with those of the "
+			  "stall files before it, overflow 64 bits");
+		return diag_print(f->name, &d);
+	}
 	S->seen = seen;
+	S->sseen = sseen;
 	S->lost_overwritten += f->lost_overwritten;
 	S->lost_torn += f->lost_torn;
 	S->lost_dropped += f->lost_dropped;
+	S->slost_overwritten += f->slost_overwritten;
+	S->slost_torn += f->slost_torn;
+	S->slost_dropped += f->slost_dropped;
+	return 0;
+}
+
+/* A stall file's submit records checked and indexed for the join (1.4);
+ * -1 after a message. */
+static int session_join(struct stall_file *f)
+{
+	struct diag d;
+
+	if (join_build(f, &d))
+		return diag_print(f->name, &d);
 	return 0;
 }
 
@@ -244,7 +266,7 @@ static int open_stalls(struct session *S, struct input *in, const unsigned char 
 		f->index = (int)S->nfiles;
 		S->files = xreallocarray(S->files, S->nfiles + 1, sizeof(*S->files));
 		S->files[S->nfiles++] = f;
-		if (session_count(S, f))
+		if (session_count(S, f) || session_join(f))
 			return -1;
 		off += f->end;
 	}
@@ -289,6 +311,7 @@ void session_close(struct session *S)
 	size_t i;
 
 	for (i = 0; i < S->nfiles; i++) {
+		join_free(S->files[i]);
 		stall_file_close(S->files[i]);
 		free(S->files[i]);
 	}
@@ -311,6 +334,13 @@ void session_warn_loss(const struct session *S)
 			       "totals are incomplete", f->name, (unsigned long long)file_lost(f),
 			       (unsigned long long)f->lost_overwritten,
 			       (unsigned long long)f->lost_torn, (unsigned long long)f->lost_dropped);
+		if (file_slost(f))
+			warnx_("%s: LOST %llu submit records (overwritten %llu, torn %llu, dropped "
+			       "%llu): the submitters of some stalls are gone", f->name,
+			       (unsigned long long)file_slost(f),
+			       (unsigned long long)f->slost_overwritten,
+			       (unsigned long long)f->slost_torn,
+			       (unsigned long long)f->slost_dropped);
 	}
 }
 
@@ -581,12 +611,22 @@ static int stream_input(struct session *S, const char *path, const struct filter
 				goto out;
 			}
 		}
+		/* 1.4: the submit records stay, copied (the prefix before the
+		 * records is bounded: MAX_STREAM_PREFIX) */
+		f->sbuf = NULL;
+		if (f->v14 && f->submit_count) {
+			size_t n = (size_t)(f->submit_count * f->submit_size);
+
+			f->scopy = xmalloc(n);	/* malloc()'s alignment: 8 at least */
+			memcpy(f->scopy, buf + f->submit_off, n);
+			f->sbuf = f->scopy;
+		}
 		rd.pos += f->hdr.records_offset;
 		f->buf = NULL;	/* nothing stays in memory */
 		f->index = (int)S->nfiles;
 		S->files = xreallocarray(S->files, S->nfiles + 1, sizeof(*S->files));
 		S->files[S->nfiles++] = f;
-		if (session_count(S, f))
+		if (session_count(S, f) || session_join(f))
 			goto out;
 		head(ctx, f);
 		stall_iter_init(&it, f);

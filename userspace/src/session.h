@@ -12,6 +12,7 @@
 #define I915_STALLS_SESSION_H
 
 #include "archive.h"
+#include "join.h"
 #include "record.h"
 
 struct filter {
@@ -46,6 +47,10 @@ struct session {
 	 * session_open() refuses inputs whose sum does not fit 64 bits, so
 	 * no lost count nor session_lost() can wrap */
 	uint64_t seen;
+	/* 1.4: lost submit records over every stall file, and the submit
+	 * records the kernel made (recorded + dropped), refused the same way */
+	uint64_t slost_overwritten, slost_torn, slost_dropped;
+	uint64_t sseen;
 };
 
 /* Load every input and open its stall files; 0, or -1 after a message. */
@@ -59,7 +64,17 @@ static inline uint64_t file_lost(const struct stall_file *f)
 {
 	return f->lost_overwritten + f->lost_torn + f->lost_dropped;
 }
-/* The "LOST" warning of each stall file with losses, on stderr. */
+/* 1.4: lost submit records: their stalls' submitters read as gone */
+static inline uint64_t session_slost(const struct session *S)
+{
+	return S->slost_overwritten + S->slost_torn + S->slost_dropped;
+}
+static inline uint64_t file_slost(const struct stall_file *f)
+{
+	return f->slost_overwritten + f->slost_torn + f->slost_dropped;
+}
+/* The "LOST" warning of each stall file with losses (of stalls, of
+ * submit records), on stderr. */
 void session_warn_loss(const struct session *S);
 
 /* Called per record; a non-zero return stops the walk and is returned. */

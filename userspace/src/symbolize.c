@@ -120,8 +120,8 @@ static struct {
 	unsigned long hits[2], misses[2], evicted[2];
 	uint32_t *seen;			/* seen_place() */
 	size_t seen_mask;
-	struct sent *scratch[2];	/* stack_miss(): kernel, user */
-	size_t scratch_len[2];
+	struct sent *scratch[3];	/* stack_miss(): kernel, user, submitter's user */
+	size_t scratch_len[3];
 	const void *user_space;		/* the last user stack's address space */
 	struct ahead ahead[AHEAD];	/* sym_prefetch() */
 	unsigned int ahead_next;
@@ -553,6 +553,7 @@ static inline int kind_at(bool user, const uint8_t *kinds, unsigned int i)
  * kinds and why the chain ends. */
 struct skey {
 	bool user;
+	bool submit;		/* a submitter's user stack: its own scratch entry */
 	unsigned int depth;
 	const __u64 *a;
 	const uint8_t *kinds;	/* NULL: the default kinds */
@@ -783,20 +784,21 @@ stack_miss(const struct stall *s, const void *space, const struct skey *k, uint6
 {
 	size_t len = sent_size(k);
 	uint32_t tag, *seen = seen_place(h, &tag);
+	unsigned int slot = k->submit ? 2 : k->user;
 	struct sent *e, *x;
 
 	__builtin_prefetch(seen);
 	C.misses[1]++;
-	if (k->user) {
+	if (k->user && !k->submit) {
 		sym_prefetching = true;
 		C.user_space = space;
 	}
-	if (C.scratch_len[k->user] < len) {
-		free(C.scratch[k->user]);
-		C.scratch[k->user] = xmalloc(len);
-		C.scratch_len[k->user] = len;
+	if (C.scratch_len[slot] < len) {
+		free(C.scratch[slot]);
+		C.scratch[slot] = xmalloc(len);
+		C.scratch_len[slot] = len;
 	}
-	x = C.scratch[k->user];
+	x = C.scratch[slot];
 	stack_fill(x, s, space, k, h);
 	if (*seen != tag) {
 		*seen = tag;
@@ -1165,10 +1167,63 @@ static const struct ahead *ahead_find(const struct srec *r, const void *space)
 	return NULL;
 }
 
+/*
+ * The user stack of r (a stall's, or with submit a submit record's, which
+ * has no snapshot: its frame-pointer chain), or NULL when empty; ahead:
+ * sym_prefetch() ran for the stall.
+ */
+static const struct sstack *user_stack(const struct stall *s, const struct srec *r, bool submit,
+				       bool ahead)
+{
+	struct aspace *uspace;
+
+	if (r->ustack_map && (r->udepth || r->snap_size)) {
+		__u64 a[JOIN_MAX];
+		uint8_t kinds[JOIN_MAX];
+		struct skey k = { .user = true, .submit = submit, .a = a, .kinds = kinds };
+
+		uspace = usym_space(s->f, r);
+		k.depth = ustack_join(uspace, r, a, kinds, &k.end, &k.end_addr);
+		if (k.depth || k.end)
+			return stack_get_k(s, uspace, &k);
+	} else if (r->udepth) {
+		struct skey k = { .user = true, .submit = submit, .depth = r->udepth,
+				  .a = r->ustack };
+
+		uspace = usym_space(s->f, r);
+		if (ahead && !submit)	/* sym_prefetch() ran */
+			k.ah = ahead_find(r, uspace);
+		return stack_get_k(s, uspace, &k);
+	}
+	return NULL;
+}
+
+void sym_submit(struct sstall *out)
+{
+	struct ssubmit *sub = &out->sub;
+	const struct stall *s = out->s;
+	const unsigned char *raw;
+
+	memset(sub, 0, sizeof(*sub));
+	sub->status = join_submit(s->f, out->r, &raw);
+	if (sub->status != SUBMIT_RECORDED)
+		return;
+	srec_get_submit(s->f, raw, &sub->r);
+	sub->queued_ns = out->r->start_ns - sub->r.start_ns;	/* the join's: not negative */
+	/* in sym_stall()'s epoch: making room evicts none of the stall's frames */
+	if (sub->r.caller) {
+		sub->caller = &frame_get(s, ksym_view(s->f), K_KERNEL, sub->r.caller)->sf;
+		sub->unresolved += sub->caller->fr.reason != R_NONE;
+	}
+	sub->u = user_stack(s, &sub->r, true, false);
+	if (sub->u)
+		sub->unresolved += sub->u->unresolved;
+	sym_unresolved += sub->unresolved;
+}
+
 void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
 {
 	const void *kspace = NULL;
-	struct aspace *uspace;
 	bool ahead;
 
 	C.epoch++;
@@ -1188,26 +1243,9 @@ void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
 		if (out->caller->fr.reason)
 			out->unresolved++;
 	}
-	if (r->ustack_map && (r->udepth || r->snap_size)) {
-		__u64 a[JOIN_MAX];
-		uint8_t kinds[JOIN_MAX];
-		struct skey k = { .user = true, .a = a, .kinds = kinds };
-
-		uspace = usym_space(s->f, r);
-		k.depth = ustack_join(uspace, r, a, kinds, &k.end, &k.end_addr);
-		if (k.depth || k.end) {
-			out->u = stack_get_k(s, uspace, &k);
-			out->unresolved += out->u->unresolved;
-		}
-	} else if (r->udepth) {
-		struct skey k = { .user = true, .depth = r->udepth, .a = r->ustack };
-
-		uspace = usym_space(s->f, r);
-		if (ahead)	/* sym_prefetch() ran */
-			k.ah = ahead_find(r, uspace);
-		out->u = stack_get_k(s, uspace, &k);
+	out->u = user_stack(s, r, false, ahead);
+	if (out->u)
 		out->unresolved += out->u->unresolved;
-	}
 	sym_unresolved += out->unresolved;
 }
 
@@ -1240,6 +1278,7 @@ void sym_cleanup(void)
 	free(C.seen);
 	free(C.scratch[0]);
 	free(C.scratch[1]);
+	free(C.scratch[2]);
 	ksym_cleanup();
 	usym_cleanup();
 	memset(&C, 0, sizeof(C));

@@ -74,6 +74,20 @@ struct sstack {
 /* An end's text ("no CFI for", ...); NULL for UEND_NONE */
 const char *uend_text(enum uend e);
 
+/*
+ * 1.4: who submitted the request a stall awaited (join.h), symbolized as
+ * the stall is: its user stack from its submit record's frame-pointer
+ * chain and maps, its caller (the kernel function that committed it).
+ */
+struct ssubmit {
+	enum submit_status status;	/* SUBMIT_NONE until sym_submit() */
+	struct srec r;			/* SUBMIT_RECORDED: the submit record */
+	uint64_t queued_ns;		/* the stall's start_ns - the submit's */
+	const struct sstack *u;		/* NULL when the stack is empty */
+	const struct sframe *caller;	/* NULL when not recorded */
+	unsigned int unresolved;	/* frames in u and caller */
+};
+
 /* One stall, symbolized; valid until the next sym_stall(). */
 struct sstall {
 	const struct stall *s;
@@ -81,8 +95,12 @@ struct sstall {
 	const struct sstack *k, *u;	/* NULL when the stack is empty */
 	const struct sframe *caller;	/* NULL when not recorded */
 	unsigned int unresolved;	/* frames in k, u and caller */
+	struct ssubmit sub;		/* sym_submit() */
 };
 void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out);
+/* After sym_stall(out): the stall's submitter joined and symbolized into
+ * out->sub (its frames count in sym_unresolved). */
+void sym_submit(struct sstall *out);
 
 /*
  * Look up the user frames of the stall s a few stalls ahead of its

@@ -44,7 +44,7 @@ t_install_files() {
 t_installed_reader() {
 	local out
 	out=$(env -i PATH="$D/usr/bin:/usr/bin:/bin" i915-stalls --version)
-	[[ $out == "i915-stalls "*"(stall format 1.0 to 1.3"* ]] || { echo "$out"; return 1; }
+	[[ $out == "i915-stalls "*"(stall format 1.0 to 1.4"* ]] || { echo "$out"; return 1; }
 	"$U/build/mkstall" "$W/s.bin" < "$U/tests/specs/golden.spec"
 	env -i PATH="$D/usr/bin:/usr/bin:/bin" i915-stalls summary --offline \
 		--kallsyms "$U/tests/specs/kallsyms.golden" "$W/s.bin" > "$W/sum" 2>&1 || true

@@ -32,6 +32,10 @@
 
 #include "i915_stall_format.h"
 
+/* a 1.2 file: its header is the first 312 bytes of a newer minor's */
+#define HDR12 312u
+_Static_assert(sizeof(struct i915_stall_file_header) >= HDR12, "1.2 header");
+
 #define SNAP_MAX 16384
 #define MAP_MAX 16
 
@@ -205,13 +209,13 @@ void capture_stall(uint64_t ip, uint64_t sp, uint64_t bp)
 	memcpy(h.magic, I915_STALL_MAGIC, I915_STALL_MAGIC_LEN);
 	h.version_major = 1;
 	h.version_minor = 2;
-	h.header_size = sizeof(h);
+	h.header_size = HDR12;
 	h.record_size = sizeof(rec);
 	h.cpu_entry_size = sizeof(c);
 	h.cpu_count = 1;
 	h.clock_id = 1;
-	h.cpu_table_offset = sizeof(h);
-	h.records_offset = sizeof(h) + sizeof(c);
+	h.cpu_table_offset = HDR12;
+	h.records_offset = HDR12 + sizeof(c);
 	h.record_count = 1;
 	h.snapshot_ns = r->start_ns + 1000000000;
 	h.threshold_ns = 1000000;
@@ -229,7 +233,7 @@ void capture_stall(uint64_t ip, uint64_t sp, uint64_t bp)
 	c.recorded = c.emitted = 1;
 	c.flags = I915_STALL_CPU_POSSIBLE | I915_STALL_CPU_ONLINE;
 	f = fopen(out_path, "we");
-	if (!f || fwrite(&h, sizeof(h), 1, f) != 1 || fwrite(&c, sizeof(c), 1, f) != 1 ||
+	if (!f || fwrite(&h, HDR12, 1, f) != 1 || fwrite(&c, sizeof(c), 1, f) != 1 ||
 	    fwrite(rec, sizeof(rec), 1, f) != 1 || fclose(f)) {
 		perror(out_path);
 		exit(2);
