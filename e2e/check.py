@@ -454,17 +454,19 @@ OUTCOMES = {"completed": 0, "timedout": 1, "interrupted": 2, "error": 3}
 TRACE_US_NS = 1000
 
 
-def trace_events(path):
-    """The events of a tracefs trace file: dicts of tid, ts_ns, event and
-    the KEY=VALUE fields of its TP_printk (values as strings)."""
+def trace_events(path, pattern=None):
+    """The events of a tracefs trace file (or, with PERF_LINE, of `perf
+    script -F comm,tid,time,event,trace`): dicts of tid, ts_ns, event, sys
+    (perf only) and the KEY=VALUE fields of its TP_printk (strings)."""
     ev = []
     for line in (read(path) or "").splitlines():
-        m = TRACE_LINE.match(line)
+        m = (pattern or TRACE_LINE).match(line)
         if not m:
             continue
-        sec, usec = m["ts"].split(".")
+        sec, frac = m["ts"].split(".")
         e = {"tid": int(m["tid"]), "comm": m["comm"].strip(), "event": m["event"],
-             "ts_ns": int(sec) * 1_000_000_000 + int(usec.ljust(9, "0")[:9])}
+             "sys": m.groupdict().get("sys"),
+             "ts_ns": int(sec) * 1_000_000_000 + int(frac.ljust(9, "0")[:9])}
         e.update(kv.split("=", 1) for kv in m["args"].split() if "=" in kv)
         ev.append(e)
     return ev
@@ -488,6 +490,58 @@ def syncobj_pairs(ev):
     return pairs, bad
 
 
+def stall_event_fields(r):
+    """What the i915:i915_stall event of record r (the reader's JSON) says."""
+    want = {"site": r["site"], "outcome": str(OUTCOMES.get(r["outcome"], -1)),
+            "duration_ns": str(r["duration_ns"]), "spin_ns": str(r["spin_ns"]),
+            "fences": str(r["fence_count"]), "error": str(r["error"]),
+            "owner": str(r["owner"]["pid"] if r["owner"] else 0),
+            "fence": (f"{int(r['fence']['context'], 16)}:{r['fence']['seqno']}"
+                      if r["fence"] else "0:0")}
+    if r["engine"]:
+        want["engine"] = f"{r['engine']['class_id']}:{r['engine']['instance']}"
+    return want
+
+
+def stall_event_once(r, stall_ev, what):
+    """Why record r does not have exactly one of stall_ev with its fields on
+    its thread, fired at its end (trace clock in microseconds), if not."""
+    end = r["start_ns"] + r["duration_ns"]
+    want = stall_event_fields(r)
+    m = [e for e in stall_ev if e["tid"] == r["tid"] and
+         all(e.get(k) == v for k, v in want.items())]
+    if len(m) != 1:
+        return [f"record tid {r['tid']} {want}: {len(m)} {what}; of the thread: "
+                f"{[e for e in stall_ev if e['tid'] == r['tid']]}"]
+    if not -TRACE_US_NS <= m[0]["ts_ns"] - end <= SLACK_HIGH_NS:
+        return [f"record tid {r['tid']} ended at {end}, its event at {m[0]['ts_ns']}"]
+    return []
+
+
+PERF_LINE = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<tid>\d+)\s+(?:\[\d+\]\s+)?"
+                       r"(?P<ts>\d+\.\d+):\s+(?P<sys>\w+):(?P<event>\w+):\s*(?P<args>.*)$")
+
+
+def check_vk_perf(g, st, pairs):
+    """Issue 23 with a real tool: Debian's perf recorded the same tracepoints
+    system-wide (perf record -a -k mono) while vkapp ran with the log on.
+    Each record has exactly one i915:i915_stall sample with its fields on its
+    thread, at or after the record's end, and perf saw as many syncobj
+    begin/end pairs as tracefs did."""
+    rc = (read(os.path.join(g, "perf-vk.rc")) or "").strip()
+    ev = trace_events(os.path.join(g, "perf-vk.txt"), PERF_LINE)
+    err = (read(os.path.join(g, "perf-vk.err")) or "")[-2000:]
+    stall_ev = [e for e in ev if e["event"] == "i915_stall" and e["sys"] == "i915"]
+    ppairs, bad = syncobj_pairs([e for e in ev if e["sys"] == "drm"])
+    why = [f"perf exit {rc}"] if rc != "0" else []
+    for r in st:
+        why += stall_event_once(r, stall_ev, "perf samples")
+    if len(stall_ev) != len(st) or len(ppairs) != len(pairs) or bad:
+        why.append(f"{len(stall_ev)} i915_stall samples for {len(st)} records, "
+                   f"{len(ppairs)} syncobj pairs (tracefs: {len(pairs)}) {bad}")
+    check("vk-perf-matches-log", not why and len(st) == 5, "\n".join(why) + "\n" + err)
+
+
 def check_vk_trace(g, st):
     """Issue 23: the tracepoints beside the log.  Each record has exactly one
     i915:i915_stall event with its fields, on its thread, fired when the wait
@@ -506,21 +560,7 @@ def check_vk_trace(g, st):
     why = []
     for r in st:
         end = r["start_ns"] + r["duration_ns"]
-        want = {"site": r["site"], "outcome": str(OUTCOMES.get(r["outcome"], -1)),
-                "duration_ns": str(r["duration_ns"]), "spin_ns": str(r["spin_ns"]),
-                "fences": str(r["fence_count"]), "error": str(r["error"]),
-                "owner": str(r["owner"]["pid"] if r["owner"] else 0),
-                "fence": (f"{int(r['fence']['context'], 16)}:{r['fence']['seqno']}"
-                          if r["fence"] else "0:0")}
-        if r["engine"]:
-            want["engine"] = f"{r['engine']['class_id']}:{r['engine']['instance']}"
-        m = [e for e in stall_ev if e["tid"] == r["tid"] and
-             all(e.get(k) == v for k, v in want.items())]
-        if len(m) != 1:
-            why.append(f"record tid {r['tid']} {want}: {len(m)} i915_stall events; "
-                       f"events of the thread: {[e for e in stall_ev if e['tid'] == r['tid']]}")
-        elif not -TRACE_US_NS <= m[0]["ts_ns"] - end <= SLACK_HIGH_NS:
-            why.append(f"record tid {r['tid']} ended at {end}, its event at {m[0]['ts_ns']}")
+        why += stall_event_once(r, stall_ev, "i915_stall events")
         p = [(b, e) for b, e in pairs if b["tid"] == r["tid"] and
              r["start_ns"] - TRACE_US_NS <= b["ts_ns"] <= end and
              end - TRACE_US_NS <= e["ts_ns"] <= end + SLACK_HIGH_NS]
@@ -540,6 +580,7 @@ def check_vk_trace(g, st):
         why.append(f"{len(stall_ev)} i915_stall events for {len(st)} records")
     check("vk-trace-matches-log", not why and not bad and len(st) == 5,
           "\n".join(why + bad))
+    check_vk_perf(g, st, pairs)
     diag(f"vk trace: {len(stall_ev)} i915_stall events, {len(pairs)} syncobj waits that "
          f"slept, for {len(st)} records")
 

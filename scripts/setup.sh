@@ -4,14 +4,15 @@
 # Install the Debian packages the project needs, when missing: the kernel
 # source, its build tools, QEMU, what the reader builds and tests with
 # (userspace/DEPENDS), gcc-multilib for the end-to-end test's 32-bit
-# client and libdrm-dev for its Vulkan-shaped one (vkapp, on Debian's libdrm).
+# client and libdrm-dev for its Vulkan-shaped one (vkapp, on Debian's libdrm),
+# linux-perf for the tracepoints read with perf in the guest.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkgs="linux-source-6.12 build-essential bc bison flex libssl-dev libelf-dev
       cpio xz-utils kmod rsync python3 ccache sparse qemu-system-x86
       busybox-static pkg-config libdw-dev zlib1g-dev liblzma-dev mandoc
-      clang perl git python3-ply python3-git gcc-multilib libdrm-dev"
+      clang perl git python3-ply python3-git gcc-multilib libdrm-dev linux-perf"
 [ -f "$top/userspace/DEPENDS" ] && pkgs="$pkgs $(grep -v '^#' "$top/userspace/DEPENDS")"
 
 missing=

@@ -186,8 +186,10 @@ static __attribute__((noinline)) int client_main(int sock)
 	int failures = 0;
 
 	prctl(PR_SET_NAME, "wl-client");
-	if (mock_fd < 0)
+	if (mock_fd < 0) {
+		fprintf(stderr, "wlsync: client: %s: %s\n", mock_path, strerror(errno));
 		return 1;
+	}
 	for (f = 0; f < FRAMES; f++) {
 		/* the compositor asks for a frame once the one before is released */
 		if (recv_msg(sock, &m, MSG_GO, NULL) || client_draw_frame(mock_fd, sock, f) ||
@@ -285,11 +287,16 @@ static __attribute__((noinline)) int compositor_main(int client, int busy)
 	int failures = 0;
 
 	prctl(PR_SET_NAME, "wl-compositor");
-	if (drm_fd < 0)
+	if (drm_fd < 0) {
+		fprintf(stderr, "wlsync: compositor: %s: %s\n", render_path, strerror(errno));
 		return 1;
-	for (f = 0; f < FRAMES; f++)
-		if (compositor_repaint(drm_fd, client, busy, f))
+	}
+	for (f = 0; f < FRAMES; f++) {
+		if (compositor_repaint(drm_fd, client, busy, f)) {
+			fprintf(stderr, "wlsync: compositor: frame %u: %s\n", f, strerror(errno));
 			failures++;
+		}
+	}
 	send_msg(client, &bye, -1);
 	send_msg(busy, &bye, -1);
 	close(drm_fd);
@@ -334,14 +341,18 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, client) ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, busy))
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, busy)) {
+		fprintf(stderr, "wlsync: socketpair: %s\n", strerror(errno));
 		return 1;
+	}
 	bpid = spawn(busy_main, busy[1], client[1]);
 	cpid = spawn(client_main, client[1], busy[1]);
 	close(busy[1]);
 	close(client[1]);
-	if (bpid < 0 || cpid < 0)
+	if (bpid < 0 || cpid < 0) {
+		fprintf(stderr, "wlsync: fork: %s\n", strerror(errno));
 		return 1;
+	}
 
 	failures = compositor_main(client[0], busy[0]);
 	if (waitpid(cpid, &status, 0) != cpid || !WIFEXITED(status) || WEXITSTATUS(status))

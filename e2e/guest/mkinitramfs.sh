@@ -61,10 +61,16 @@ for v in fp nofp swap; do
 done
 install -m 0755 "$client/stallpie-v2/libstallio.so" "$root/opt/stallpie-swap/libstallio-v2.so"
 install -m 0755 "$reader" "$root/usr/bin/i915-stalls"
+# Debian's perf (package linux-perf), for the tracepoints read with a real tool
+perf=$(command -v perf || true)
+[ -n "$perf" ] && [ -x "$(readlink -f "$perf")" ] ||
+	{ echo "mkinitramfs: no perf: apt-get install linux-perf" >&2; exit 1; }
+perf=$(readlink -f "$perf")
+install -m 0755 "$perf" "$root/usr/bin/perf"
 
 # The loader and libraries, as real files at the paths ldd prints (which
 # are the paths the guest's maps will show).
-for elf in "$client/gpu-demo" "$client/vkapp" "$client/libvkdrv.so" "$reader"; do
+for elf in "$client/gpu-demo" "$client/vkapp" "$client/libvkdrv.so" "$reader" "$perf"; do
 	ldd "$elf" | awk '/=> \// { print $3 } /^\t\/[^ ]+ \(/ { print $1 }'
 done | sort -u | while read -r lib; do
 	case $lib in /lib/*|/lib64/*|/usr/lib/*|/usr/lib64/*) ;; *) continue ;; esac

@@ -198,9 +198,11 @@ run_test() {
 	ctl i915_stalls_clear 1 || return 1
 	rm -f /tmp/release
 	trace_on > "$out/trace-setup.txt" 2>&1
+	perf_on
 	start_vkapp vk || return 1
 	cat "$D/i915_stalls" > "$out/stalls-vk.bin" || return 1
 	trace_take "$out/trace-vk.txt"
+	perf_take vk
 	i915-stalls record --no-kallsyms -o "$out/vk.ar" "$out/stalls-vk.bin" \
 		2> "$out/vk-record.err"
 	echo $? > "$out/vk-record.rc"
@@ -297,6 +299,30 @@ trace_on() {
 trace_take() {
 	echo 0 > $TR/tracing_on
 	cat $TR/trace > "$1"
+}
+
+# Debian's perf beside tracefs: the same tracepoints, system-wide, on
+# CLOCK_MONOTONIC; started disabled and enabled through its control fifo,
+# so that it records from the moment it acknowledges, not after a delay.
+perf_pid=
+perf_on() {
+	rm -f /tmp/perf.data /tmp/perf-ctl /tmp/perf-ack
+	mkfifo /tmp/perf-ctl /tmp/perf-ack
+	perf record -a -k mono -D -1 --control fifo:/tmp/perf-ctl,/tmp/perf-ack \
+		-e i915:i915_stall -e drm:drm_syncobj_wait_begin -e drm:drm_syncobj_wait_end \
+		-o /tmp/perf.data > "$out/perf-record.out" 2>&1 &
+	perf_pid=$!
+	echo enable > /tmp/perf-ctl
+	read -r ack < /tmp/perf-ack
+	echo "perf: $ack" >> "$out/perf-record.out"
+}
+perf_take() { # TAG
+	kill -INT "$perf_pid"
+	wait "$perf_pid"
+	echo $? > "$out/perf-$1.rc"
+	perf script -i /tmp/perf.data -F comm,tid,time,event,trace > "$out/perf-$1.txt" \
+		2> "$out/perf-$1.err"
+	[ -s "$out/perf-$1.txt" ] || echo 1 > "$out/perf-$1.rc"
 }
 trace_off() {
 	echo 0 > $TR/tracing_on
