@@ -292,6 +292,7 @@ static void stall_syncobj_for_submit(struct kunit *test)
 	const struct i915_stall_record *r;
 	struct i915_request *rq;
 	u64 t0, t1;
+	int err;
 	u32 h;
 
 	h = syncobj_new(test, sf, NULL, &lf.syncobj);
@@ -299,9 +300,9 @@ static void stall_syncobj_for_submit(struct kunit *test)
 	rq = submit(test, sf->f->engine->kernel_context, 2 * MOCK_DELAY);
 	lf.fence = &rq->fence;
 	INIT_WORK_ONSTACK(&lf.work, late_fence_fn);
-	KUNIT_ASSERT_EQ(test, register_trace_prio_drm_syncobj_wait_begin(late_fence_begin, &lf,
-									 TRACEPOINT_DEFAULT_PRIO - 1),
-			0);
+	err = register_trace_prio_drm_syncobj_wait_begin(late_fence_begin, &lf,
+							 TRACEPOINT_DEFAULT_PRIO - 1);
+	KUNIT_ASSERT_EQ(test, err, 0);
 
 	KUNIT_EXPECT_EQ(test, syncobj_wait_caller(test, sf, &h, NULL, 1,
 						  DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, -1), 0);
