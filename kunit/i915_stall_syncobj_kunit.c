@@ -143,10 +143,11 @@ static void expect_request(struct kunit *test, const struct i915_stall_record *r
 	KUNIT_EXPECT_EQ(test, r->engine_instance, rq->engine->uabi_instance);
 }
 
+/* See expect_ended_after(): @t0 precedes what starts the clock. */
 static void expect_duration(struct kunit *test, const struct i915_stall_record *r,
-			    unsigned long jiffies)
+			    u64 t0, unsigned long jiffies)
 {
-	KUNIT_EXPECT_GE(test, r->duration_ns, jiffies_to_nsecs(jiffies) - 2 * TICK_NSEC);
+	expect_ended_after(test, r, t0, jiffies);
 	KUNIT_EXPECT_LT(test, r->duration_ns, jiffies_to_nsecs(jiffies) + MOCK_SLACK_NS);
 }
 
@@ -154,6 +155,7 @@ static void expect_duration(struct kunit *test, const struct i915_stall_record *
 static void stall_syncobj_all(struct kunit *test)
 {
 	struct syncobj_fixture *sf = syncobj_fixture(test);
+	const u64 t0 = ktime_get_ns();
 	struct intel_context *ce = sf->f->engine->kernel_context;
 	struct i915_request *a = submit(test, ce, MOCK_DELAY);
 	struct i915_request *b = submit(test, ce, MOCK_DELAY);
@@ -168,7 +170,7 @@ static void stall_syncobj_all(struct kunit *test)
 
 	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 2, I915_STALL_SYNC_WAIT_ALL);
 	expect_request(test, r, a);
-	expect_duration(test, r, 2 * MOCK_DELAY);
+	expect_duration(test, r, t0, 2 * MOCK_DELAY);
 	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
 	KUNIT_EXPECT_EQ(test, r->timeout_ns, I915_STALL_TIMEOUT_NONE);
 }
@@ -177,6 +179,7 @@ static void stall_syncobj_all(struct kunit *test)
 static void stall_syncobj_any(struct kunit *test)
 {
 	struct syncobj_fixture *sf = syncobj_fixture(test);
+	const u64 t0 = ktime_get_ns();
 	struct intel_context *ce = sf->f->engine->kernel_context;
 	struct i915_request *a = submit(test, ce, MOCK_DELAY);
 	/* b runs after a, and cannot end on its own before the test does */
@@ -193,7 +196,7 @@ static void stall_syncobj_any(struct kunit *test)
 	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 2, 0);
 	/* The first unsignalled request in handle order. */
 	expect_request(test, r, b);
-	expect_duration(test, r, MOCK_DELAY);
+	expect_duration(test, r, t0, MOCK_DELAY);
 	KUNIT_EXPECT_LT(test, r->duration_ns, jiffies_to_nsecs(MOCK_FOREVER));
 	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_COMPLETED);
 	KUNIT_EXPECT_GT(test, r->timeout_ns, 9000 * NSEC_PER_MSEC);
@@ -205,6 +208,7 @@ static void stall_syncobj_any(struct kunit *test)
 static void stall_syncobj_timeline(struct kunit *test)
 {
 	struct syncobj_fixture *sf = syncobj_fixture(test);
+	const u64 t0 = ktime_get_ns();
 	struct i915_request *rq = submit(test, sf->f->engine->kernel_context, MOCK_DELAY);
 	const struct i915_stall_record *r;
 	struct drm_syncobj *syncobj;
@@ -222,13 +226,14 @@ static void stall_syncobj_timeline(struct kunit *test)
 	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ_TIMELINE, 1,
 			   I915_STALL_SYNC_WAIT_ALL);
 	expect_request(test, r, rq);
-	expect_duration(test, r, MOCK_DELAY);
+	expect_duration(test, r, t0, MOCK_DELAY);
 }
 
 /* A fence array (a merged sync_file): the unsignalled request inside. */
 static void stall_syncobj_array(struct kunit *test)
 {
 	struct syncobj_fixture *sf = syncobj_fixture(test);
+	const u64 t0 = ktime_get_ns();
 	struct intel_context *ce = sf->f->engine->kernel_context;
 	struct i915_request *done = submit(test, ce, 0);
 	struct i915_request *rq;
@@ -251,7 +256,7 @@ static void stall_syncobj_array(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, syncobj_wait_caller(test, sf, &h, NULL, 1, 0, -1), 0);
 	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 1, 0);
 	expect_request(test, r, rq);
-	expect_duration(test, r, MOCK_DELAY);
+	expect_duration(test, r, t0, MOCK_DELAY);
 }
 
 struct late_fence {
@@ -326,6 +331,7 @@ static void stall_syncobj_for_submit(struct kunit *test)
 static void stall_syncobj_timeout(struct kunit *test)
 {
 	struct syncobj_fixture *sf = syncobj_fixture(test);
+	const u64 t0 = ktime_get_ns();
 	struct i915_request *rq = submit(test, sf->f->engine->kernel_context, MOCK_FOREVER);
 	const struct i915_stall_record *r;
 	u32 h = syncobj_new(test, sf, &rq->fence, NULL);
@@ -337,7 +343,7 @@ static void stall_syncobj_timeout(struct kunit *test)
 	expect_request(test, r, rq);
 	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_TIMEDOUT);
 	KUNIT_EXPECT_EQ(test, r->error, 0);
-	expect_duration(test, r, MOCK_DELAY);
+	expect_duration(test, r, t0, MOCK_DELAY);
 	KUNIT_EXPECT_LE(test, r->timeout_ns, jiffies_to_nsecs(MOCK_DELAY) + TICK_NSEC);
 	KUNIT_EXPECT_GE(test, r->timeout_ns, jiffies_to_nsecs(MOCK_DELAY) - 2 * TICK_NSEC);
 	KUNIT_ASSERT_GT(test, i915_request_wait(rq, 0, 10 * HZ), 0);
@@ -359,6 +365,7 @@ static void late_signal_fn(struct work_struct *work)
 static void stall_syncobj_interrupted(struct kunit *test)
 {
 	struct syncobj_fixture *sf = syncobj_fixture(test);
+	const u64 t0 = ktime_get_ns();
 	struct i915_request *rq = submit(test, sf->f->engine->kernel_context, MOCK_FOREVER);
 	struct late_signal ls = { .task = current };
 	const struct i915_stall_record *r;
@@ -378,7 +385,7 @@ static void stall_syncobj_interrupted(struct kunit *test)
 	r = syncobj_record(test, sf, I915_STALL_SITE_SYNCOBJ, 1, 0);
 	expect_request(test, r, rq);
 	KUNIT_EXPECT_EQ(test, r->outcome, I915_STALL_INTERRUPTED);
-	expect_duration(test, r, MOCK_DELAY);
+	expect_duration(test, r, t0, MOCK_DELAY);
 	mock_complete_now(rq);
 	KUNIT_ASSERT_GT(test, i915_request_wait(rq, 0, 10 * HZ), 0);
 }
