@@ -21,6 +21,25 @@
 
 #include "i915_stall_format.h"
 
+/* The sites by name, in the event's format for every tracer to read. */
+TRACE_DEFINE_ENUM(I915_STALL_SITE_REQUEST);
+TRACE_DEFINE_ENUM(I915_STALL_SITE_ACTIVE);
+TRACE_DEFINE_ENUM(I915_STALL_SITE_OBJECT_FENCE);
+TRACE_DEFINE_ENUM(I915_STALL_SITE_FENCE);
+TRACE_DEFINE_ENUM(I915_STALL_SITE_SYNCOBJ);
+TRACE_DEFINE_ENUM(I915_STALL_SITE_SYNCOBJ_TIMELINE);
+TRACE_DEFINE_ENUM(I915_STALL_SITE_TEST);
+
+#define show_stall_site(site)							\
+	__print_symbolic(site,							\
+			 { I915_STALL_SITE_REQUEST, "request_wait" },		\
+			 { I915_STALL_SITE_ACTIVE, "active_wait" },		\
+			 { I915_STALL_SITE_OBJECT_FENCE, "object_fence_wait" },	\
+			 { I915_STALL_SITE_FENCE, "fence_wait" },		\
+			 { I915_STALL_SITE_SYNCOBJ, "syncobj_wait" },		\
+			 { I915_STALL_SITE_SYNCOBJ_TIMELINE, "syncobj_timeline_wait" }, \
+			 { I915_STALL_SITE_TEST, "test" })
+
 /*
  * i915_stall - a stall the log of @drm recorded, @r its record: fired in
  * the waiting task once the record is made, only for stalls at least the
@@ -56,7 +75,7 @@ TRACE_EVENT(i915_stall,
 			   __entry->owner_pid = r->owner_pid;
 			   __entry->error = r->error),
 	    TP_printk("minor=%d site=%s outcome=%u engine=%u:%u fence=%llu:%llu fences=%u owner=%u duration_ns=%llu spin_ns=%llu error=%d flags=0x%x",
-		      __entry->minor, i915_stall_site_name(__entry->site) ?: "unknown",
+		      __entry->minor, show_stall_site(__entry->site),
 		      __entry->outcome, __entry->engine_class, __entry->engine_instance,
 		      __entry->context, __entry->seqno, __entry->fence_count,
 		      __entry->owner_pid, __entry->duration_ns, __entry->spin_ns,

@@ -533,7 +533,8 @@ def check_vk_perf(g, st, pairs):
     err = (read(os.path.join(g, "perf-vk.err")) or "")[-2000:]
     stall_ev = [e for e in ev if e["event"] == "i915_stall" and e["sys"] == "i915"]
     ppairs, bad = syncobj_pairs([e for e in ev if e["sys"] == "drm"])
-    why = [f"perf exit {rc}"] if rc != "0" else []
+    # perf record re-raises the SIGINT that stopped it: 130 from the shell
+    why = [f"perf exit {rc}"] if rc not in ("0", "130") else []
     for r in st:
         why += stall_event_once(r, stall_ev, "perf samples")
     if len(stall_ev) != len(st) or len(ppairs) != len(pairs) or bad:
