@@ -18,7 +18,12 @@
 # before the cat: its format 1.2 records (registers, snapshot, maps with
 # build-ids, FRAME_ANON, a library replaced on disk) and the reader's
 # chains by CFI in the guest, with --symfs and with a build-id tree only
-# (e2e/check_pie.py).
+# (e2e/check_pie.py); vkapp's waits also read through tracefs and Debian's
+# perf, with the log on and off (issue 23); and wlsync (issue 24), a
+# compositor waiting on its client's fences passed over a Unix socket with
+# a busy client's work queued ahead: each stall joined to the client's
+# submit record by name after all three exited, and the join broken on
+# purpose in copies of the file (e2e/check_wl.py).
 #
 # Writes "ok NAME" / "not ok NAME" lines to $RESULTS/e2e.results, and
 # "skip NAME: REASON" for a host check that needs what this host lacks
