@@ -131,6 +131,20 @@ static int recv_msg(int sock, struct wl_msg *m, uint32_t kind, int *fd)
 	return 0;
 }
 
+/* Take the name @role, open @path; -1 said on stderr if it fails. */
+static int open_as(const char *role, const char *path)
+{
+	char name[16];
+	int fd;
+
+	snprintf(name, sizeof(name), "wl-%s", role);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	prctl(PR_SET_NAME, name);
+	if (fd < 0)
+		fprintf(stderr, "wlsync: %s: %s: %s\n", role, path, strerror(errno));
+	return fd;
+}
+
 static void print_submit(const char *role, unsigned int frame,
 			 const struct i915_stall_mock_fence *mf, unsigned int ms, uint64_t ts)
 {
@@ -180,16 +194,13 @@ static __attribute__((noinline)) int client_draw_frame(int mock_fd, int sock, un
 
 static __attribute__((noinline)) int client_main(int sock)
 {
-	int mock_fd = open(mock_path, O_RDWR | O_CLOEXEC);
+	int mock_fd = open_as("client", mock_path);
 	struct wl_msg m;
 	unsigned int f;
 	int failures = 0;
 
-	prctl(PR_SET_NAME, "wl-client");
-	if (mock_fd < 0) {
-		fprintf(stderr, "wlsync: client: %s: %s\n", mock_path, strerror(errno));
+	if (mock_fd < 0)
 		return 1;
-	}
 	for (f = 0; f < FRAMES; f++) {
 		/* the compositor asks for a frame once the one before is released */
 		if (recv_msg(sock, &m, MSG_GO, NULL) || client_draw_frame(mock_fd, sock, f) ||
@@ -221,11 +232,10 @@ static __attribute__((noinline)) int busy_submit(int mock_fd, int sock)
 
 static __attribute__((noinline)) int busy_main(int sock)
 {
-	int mock_fd = open(mock_path, O_RDWR | O_CLOEXEC);
+	int mock_fd = open_as("busy", mock_path);
 	struct wl_msg m;
 	int failures = 0;
 
-	prctl(PR_SET_NAME, "wl-busy");
 	if (mock_fd < 0 || recv_msg(sock, &m, MSG_GO, NULL) || busy_submit(mock_fd, sock))
 		failures++;
 	recv_msg(sock, &m, MSG_BYE, NULL);
@@ -282,15 +292,12 @@ static __attribute__((noinline)) int compositor_repaint(int drm_fd, int client, 
 static __attribute__((noinline)) int compositor_main(int client, int busy)
 {
 	struct wl_msg bye = { .kind = MSG_BYE };
-	int drm_fd = open(render_path, O_RDWR | O_CLOEXEC);
+	int drm_fd = open_as("compositor", render_path);
 	unsigned int f;
 	int failures = 0;
 
-	prctl(PR_SET_NAME, "wl-compositor");
-	if (drm_fd < 0) {
-		fprintf(stderr, "wlsync: compositor: %s: %s\n", render_path, strerror(errno));
+	if (drm_fd < 0)
 		return 1;
-	}
 	for (f = 0; f < FRAMES; f++) {
 		if (compositor_repaint(drm_fd, client, busy, f)) {
 			fprintf(stderr, "wlsync: compositor: frame %u: %s\n", f, strerror(errno));
