@@ -23,6 +23,7 @@
 #include "i915_stall.h"
 #include "i915_stall_format.h"
 #include "i915_stall_log.h"
+#include "i915_stall_trace.h"
 
 /**
  * i915_stall_fini - destroy the stall log of a device
@@ -493,6 +494,52 @@ void i915_stall_debugfs_unregister(struct drm_i915_private *i915, struct dentry 
 	i915_stall_log_debugfs_remove(root);
 }
 
+/*
+ * What a mock device's log recorded, by site: counted by a probe on the
+ * i915_stall tracepoint, which fires once for each record made, so that
+ * i915_stall_mock_report() names every site the device's waits reached,
+ * and not only those whose records were not yet overwritten.  A probe per
+ * mock device with a log, from i915_stall_init_mock() to the report.
+ */
+struct stall_mock_sites {
+	struct list_head link;
+	const struct drm_device *drm;
+	atomic64_t count[I915_STALL_SITE_TEST + 1];
+};
+
+static LIST_HEAD(stall_mock_sites_list);
+static DEFINE_MUTEX(stall_mock_sites_lock); /* stall_mock_sites_list */
+
+static void stall_mock_count(void *data, const struct drm_device *drm,
+			     const struct i915_stall_record *r)
+{
+	struct stall_mock_sites *s = data;
+
+	if (drm == s->drm && r->site < ARRAY_SIZE(s->count))
+		atomic64_inc(&s->count[r->site]);
+}
+
+/* The counts of @drm, no longer counted; NULL if it had none. */
+static struct stall_mock_sites *stall_mock_sites_take(const struct drm_device *drm)
+{
+	struct stall_mock_sites *s, *found = NULL;
+
+	mutex_lock(&stall_mock_sites_lock);
+	list_for_each_entry(s, &stall_mock_sites_list, link) {
+		if (s->drm == drm) {
+			list_del(&s->link);
+			found = s;
+			break;
+		}
+	}
+	mutex_unlock(&stall_mock_sites_lock);
+	if (found) {
+		unregister_trace_i915_stall(stall_mock_count, found);
+		tracepoint_synchronize_unregister();
+	}
+	return found;
+}
+
 /**
  * i915_stall_init_mock - the stall log of a mock device, if asked for
  * @i915: a mock device (selftests/mock_gem_device.c)
@@ -506,34 +553,78 @@ void i915_stall_debugfs_unregister(struct drm_i915_private *i915, struct dentry 
  */
 int i915_stall_init_mock(struct drm_i915_private *i915)
 {
-	return stall_param_enable ? i915_stall_init(i915) : 0;
+	struct stall_mock_sites *s;
+	int err;
+
+	if (!stall_param_enable)
+		return 0;
+	err = i915_stall_init(i915);
+	if (err)
+		return err;
+	/* Without the counts, the report gives the records kept only. */
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return 0;
+	s->drm = &i915->drm;
+	if (register_trace_i915_stall(stall_mock_count, s)) {
+		kfree(s);
+		return 0;
+	}
+	mutex_lock(&stall_mock_sites_lock);
+	list_add(&s->link, &stall_mock_sites_list);
+	mutex_unlock(&stall_mock_sites_lock);
+	return 0;
+}
+
+static int stall_mock_sites_line(char *line, size_t size, const u64 *count, unsigned int nr)
+{
+	unsigned int site;
+	int n = 0;
+
+	for (site = 0; site < nr; site++) {
+		const char *name = i915_stall_site_name(site);
+
+		if (count[site] && name)
+			n += scnprintf(line + n, size - n, " %s %llu", name, count[site]);
+	}
+	if (!n)
+		n = scnprintf(line, size, " none");
+	return n;
 }
 
 /**
  * i915_stall_mock_report - say what a mock device's log recorded, by site
  * @i915: the mock device, whose waits are over
  *
+ * One line: the records made since the last clear, and by site as the
+ * i915_stall tracepoint counted them; then the records the rings still
+ * keep, by site.
+ *
  * Context: Process context.
  */
 void i915_stall_mock_report(struct drm_i915_private *i915)
 {
 	struct i915_stall_log *log = rcu_dereference_protected(i915->stall_log, true);
-	u64 count[I915_STALL_SITE_TEST + 1] = {}, recorded = 0, kept;
-	char line[256];
+	struct stall_mock_sites *s = stall_mock_sites_take(&i915->drm);
+	u64 count[I915_STALL_SITE_TEST + 1] = {}, traced[ARRAY_SIZE(count)] = {};
+	u64 recorded = 0, kept;
+	char by_trace[256], by_ring[256];
 	unsigned int site;
-	int n = 0;
 
-	if (!log || !READ_ONCE(log->enabled))
-		return;
-	kept = i915_stall_log_count_sites(log, count, ARRAY_SIZE(count), &recorded);
-	for (site = 0; site < ARRAY_SIZE(count); site++) {
-		const char *name = i915_stall_site_name(site);
-
-		if (count[site] && name)
-			n += scnprintf(line + n, sizeof(line) - n, " %s %llu", name, count[site]);
+	if (log && READ_ONCE(log->enabled)) {
+		kept = i915_stall_log_count_sites(log, count, ARRAY_SIZE(count), &recorded);
+		for (site = 0; s && site < ARRAY_SIZE(traced); site++)
+			traced[site] = atomic64_read(&s->count[site]);
+		if (s)
+			stall_mock_sites_line(by_trace, sizeof(by_trace), traced,
+					      ARRAY_SIZE(traced));
+		else
+			strscpy(by_trace, " not counted");
+		stall_mock_sites_line(by_ring, sizeof(by_ring), count, ARRAY_SIZE(count));
+		drm_info(&i915->drm, "stall log: %llu stalls recorded:%s; %llu kept:%s\n",
+			 recorded, by_trace, kept, by_ring);
 	}
-	drm_info(&i915->drm, "stall log: %llu stalls recorded, %llu kept:%s\n",
-		 recorded, kept, n ? line : " none");
+	kfree(s);
 }
 
 #if IS_ENABLED(CONFIG_DRM_I915_STALL_LOG_KUNIT_TEST)

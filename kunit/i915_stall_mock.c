@@ -550,6 +550,28 @@ static const struct file_operations stall_bench_fops = {
 };
 
 /*
+ * Undo mock_gem_device_named() and the registration made here.  Until
+ * device_add(), mock_destroy_device() releases the device's devres group,
+ * and with it the DRM device, whose release tears i915 down.  Once the
+ * device was added, device_del() releases all of its devres itself: the
+ * group, the DRM device, and i915 with it unless a file still holds it;
+ * only the reference from device_initialize() is left to drop then.
+ */
+static void stall_mock_destroy(struct drm_i915_private *i915)
+{
+	struct device *dev = i915->drm.dev;
+
+	if (i915->drm.registered)
+		drm_dev_unregister(&i915->drm);
+	if (!device_is_registered(dev)) {
+		mock_destroy_device(i915);
+		return;
+	}
+	device_del(dev); /* i915 may be freed from here on */
+	put_device(dev);
+}
+
+/*
  * A second mock device, made on demand, from stall_other_write() to
  * i915_stall_mock_exit(): registered with DRM, so that it has a render
  * node and syncobjs, and with no stall log and none of these files.
@@ -568,25 +590,16 @@ static int stall_mock_other_make(void)
 	if (!i915)
 		return -ENOMEM;
 	err = device_add(i915->drm.dev);
-	if (err)
-		goto err_device;
-	err = drm_dev_register(&i915->drm, 0);
-	if (err)
-		goto err_del;
-	if (!i915->drm.render) {
+	if (!err)
+		err = drm_dev_register(&i915->drm, 0);
+	if (!err && !i915->drm.render)
 		err = -ENODEV;
-		goto err_unregister;
+	if (err) {
+		stall_mock_destroy(i915);
+		return err;
 	}
 	stall_mock_other = i915;
 	return 0;
-
-err_unregister:
-	drm_dev_unregister(&i915->drm);
-err_del:
-	device_del(i915->drm.dev);
-err_device:
-	mock_destroy_device(i915);
-	return err;
 }
 
 static void stall_mock_other_remove(void)
@@ -596,10 +609,7 @@ static void stall_mock_other_remove(void)
 	if (!i915)
 		return;
 	stall_mock_other = NULL;
-	drm_dev_unregister(&i915->drm);
-	device_del(i915->drm.dev);
-	mock_device_flush(i915);
-	mock_destroy_device(i915);
+	stall_mock_destroy(i915);
 }
 
 /*
@@ -743,12 +753,8 @@ int i915_stall_mock_init(void)
 
 err_unregister:
 	stall_mock_files_remove(i915);
-	if (i915->drm.registered)
-		drm_dev_unregister(&i915->drm);
-	if (device_is_registered(i915->drm.dev))
-		device_del(i915->drm.dev);
 err_device:
-	mock_destroy_device(i915);
+	stall_mock_destroy(i915);
 	return err;
 }
 
@@ -767,11 +773,5 @@ void i915_stall_mock_exit(void)
 	mutex_lock(&stall_mock_other_lock);
 	stall_mock_other_remove();
 	mutex_unlock(&stall_mock_other_lock);
-	if (i915->drm.registered)
-		drm_dev_unregister(&i915->drm);
-	if (device_is_registered(i915->drm.dev))
-		device_del(i915->drm.dev);
-	mock_device_flush(i915);
-	i915_stall_fini(i915);
-	mock_destroy_device(i915);
+	stall_mock_destroy(i915);
 }
