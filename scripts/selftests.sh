@@ -3,17 +3,20 @@
 #
 # make selftests: Intel's own mock selftests of i915 (i915.mock_selftests=-1:
 # 18 groups of tests written by Intel against i915's mock GPU), on the KUnit
-# kernel (KASAN, lockdep), booted twice: with the stall log enabled on every
-# mock device at threshold 0 (i915.stall_log=1, so each wait the tests make
-# runs the log's enabled path: the capture under rq->lock, the ring writes),
-# and without it.  Checks:
+# kernel (KASAN, lockdep), booted twice, side by side: with the stall log
+# enabled on every mock device at threshold 0 (i915.stall_log=1, so each
+# wait the tests make runs the log's enabled path: the capture under
+# rq->lock, the ring writes), and without it.  Checks:
 #
 #   - each subtest that runs without the log runs with it, and fails with it
 #     only if it fails without it (named, as a failure of the base kernel);
 #   - a KASAN, lockdep, WARN or BUG report with the log is one the boot
 #     without it has too (then named as the base kernel's), else it fails;
 #   - what the mock devices recorded, per wait site, summed from their
-#     "stall log: N stalls recorded" lines: the sites the tests reach.
+#     "stall log: N stalls recorded: SITE n ...; K kept: ..." lines: the
+#     sites the tests reach, as a probe on the i915_stall tracepoint
+#     counted every record made (not only those the rings still keep),
+#     and that it counted each record once (the sum is N).
 #
 # Writes "ok NAME" / "not ok NAME" lines to $RESULTS/selftests.results;
 # the consoles in $OUT/selftests.
@@ -47,8 +50,11 @@ boot() { # name extra-cmdline
 	echo "selftests: $name: $((SECONDS - t0)) s" >&2
 }
 
-boot with "i915.stall_log=1 i915.stall_log_threshold_us=0"
+# The two boots side by side: each QEMU is one host thread (TCG,
+# thread=single), so on two cores this takes the time of one.
+boot with "i915.stall_log=1 i915.stall_log_threshold_us=0" &
 boot without ""
+wait
 
 python3 - "$dir/with.log" "$dir/without.log" >> "$res" <<'EOF'
 import re, sys
@@ -77,17 +83,26 @@ def parse(path):
                     head += ' / ' + k.strip()
                     break
             reports.append(re.sub(r'\b\d+\b', 'N', head)[:200])
-    recorded = {}
+    # per device: "stall log: N stalls recorded: SITE n ...; K kept: SITE n ..."
+    # (by site as the i915_stall tracepoint counted them, then as kept)
+    recorded, kept = {}, {}
     totals = [0, 0]
+    untraced = []
     for l in lines:
-        m = re.search(r'stall log: (\d+) stalls recorded, (\d+) kept:(.*)$', l)
+        m = re.search(r'stall log: (\d+) stalls recorded:(.*); (\d+) kept:(.*)$', l)
         if m:
             totals[0] += int(m.group(1))
-            totals[1] += int(m.group(2))
-            for site, n in re.findall(r' (\w+) (\d+)', m.group(3)):
+            totals[1] += int(m.group(3))
+            traced = re.findall(r' (\w+) (\d+)', m.group(2))
+            for site, n in traced:
                 recorded[site] = recorded.get(site, 0) + int(n)
+            for site, n in re.findall(r' (\w+) (\d+)', m.group(4)):
+                kept[site] = kept.get(site, 0) + int(n)
+            # each record made fired the tracepoint once
+            if sum(int(n) for _, n in traced) != int(m.group(1)):
+                untraced.append(l.strip())
     done = 'VFS: Unable to mount root' in text or 'Kernel panic' in text
-    return started, done, subtests, failed, reports, recorded, totals
+    return started, done, subtests, failed, reports, recorded, totals, kept, untraced
 
 w = parse(sys.argv[1])
 wo = parse(sys.argv[2])
@@ -126,9 +141,13 @@ for r in sorted(set(w[4]) & base):
 res(not new, 'selftests.no-new-reports', '; '.join(new))
 
 rec = w[5]
-print('#   the mock devices recorded %d stalls (%d kept): %s' % (
-    w[6][0], w[6][1], ', '.join('%s %d' % kv for kv in sorted(rec.items())) or 'none'),
+print('#   the mock devices recorded %d stalls: %s; %d kept: %s' % (
+    w[6][0], ', '.join('%s %d' % kv for kv in sorted(rec.items())) or 'none',
+    w[6][1], ', '.join('%s %d' % kv for kv in sorted(w[7].items())) or 'none'),
     file=sys.stderr)
+res(w[6][0] > 0 and not w[8], 'selftests.traced-every-record',
+    'recorded %d; devices whose sites the tracepoint did not count in full: %s'
+    % (w[6][0], '; '.join(w[8][:5])))
 for site in ('request_wait', 'active_wait'):
     res(rec.get(site, 0) > 0, 'selftests.recorded-' + site,
         '' if rec.get(site, 0) else 'no %s recorded by any mock device' % site)
