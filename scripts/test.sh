@@ -39,7 +39,9 @@ step userspace-check make -s userspace-check
 step kunit make -s kunit
 step kunit-kcsan make -s kunit-kcsan
 step e2e make -s e2e
+step selftests make -s selftests
 step check-build env CHECK_BUILD_MOD=last make -s check-build
+step e2e-module make -s e2e-module
 
 echo "total time: $SECONDS s"
 bash scripts/summary.sh "$RESULTS"
