@@ -18,6 +18,8 @@
 #   make kunit          the KUnit suites in QEMU (TCG, 4 vCPUs), KASAN kernel
 #   make kunit-kcsan    the same suites on a KCSAN kernel
 #   make kunit-up       the user suite on a uniprocessor kernel (not in make test)
+#   make e2e-module     the check-build modular kernel in the guest: i915.ko
+#                       loaded by hand, a stall recorded, i915 unloaded
 #   make selftests      Intel's mock selftests on the KUnit kernel, with the
 #                       log on every mock device and without it
 #   make userspace      build the reader; make userspace-check tests it
@@ -34,7 +36,7 @@ JOBS     ?= $(shell nproc)
 export CACHE KBASE BUILD OUT RESULTS JOBS
 
 .PHONY: all demo test setup base tree export check-sync check-patches \
-	check-build kunit kunit-kcsan kunit-up selftests userspace userspace-check e2e bench bench-reader clean
+	check-build kunit kunit-kcsan kunit-up selftests userspace userspace-check e2e e2e-module bench bench-reader clean
 
 all: userspace
 
@@ -88,6 +90,10 @@ userspace-check:
 e2e:
 	@mkdir -p $(RESULTS)
 	bash scripts/e2e.sh
+
+e2e-module:
+	@mkdir -p $(RESULTS)
+	bash scripts/e2e-module.sh
 
 demo:
 	bash scripts/demo.sh

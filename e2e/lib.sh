@@ -6,7 +6,7 @@
 # and E2E_OUT (work directory for this run); I915_STALLS may name a reader
 # binary to use instead of building userspace/.
 #
-#   e2e_kernel             path of the kernel image (the KUnit one)
+#   e2e_kernel             path of the kernel image (the KUnit one, or E2E_KERNEL)
 #   e2e_kernel_has_feature 0 if its vmlinux has the mock control file
 #   e2e_kernel_has_mock_fence 0 if it also has the mock fence file (vkapp)
 #   e2e_build              client, reader and initramfs, when missing/stale
@@ -24,10 +24,12 @@ E2E_READER=${I915_STALLS:-$TOP/userspace/i915-stalls}
 E2E_KDIR=${E2E_KDIR:-$BUILD/kunit}
 # more QEMU options, e.g. -icount (make bench)
 E2E_QEMU_ARGS=${E2E_QEMU_ARGS:-}
+# more kernel command line (scripts/e2e-module.sh)
+E2E_APPEND=${E2E_APPEND:-}
 
 e2e_log() { echo "e2e: $*" >&2; }
 
-e2e_kernel() { echo "$E2E_KDIR/arch/x86/boot/bzImage"; }
+e2e_kernel() { echo "${E2E_KERNEL:-$E2E_KDIR/arch/x86/boot/bzImage}"; }
 
 e2e_kernel_has_feature() {
 	[ -f "$E2E_KDIR/vmlinux" ] &&
@@ -87,7 +89,7 @@ e2e_boot() {
 		timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -display none -no-reboot \
 			-m 1024 -smp 4 -accel tcg,thread=single -bios qboot.rom $E2E_QEMU_ARGS \
 			-kernel "$kernel" -initrd "$E2E_INITRD" \
-			-append "console=ttyS0 kunit.enable=0 panic=-1 e2e.mode=$mode" \
+			-append "console=ttyS0 kunit.enable=0 panic=-1 e2e.mode=$mode $E2E_APPEND" \
 			-serial stdio -serial "file:$dir/ttyS1.txt" < /dev/null
 		echo $? > "$dir/qemu.rc"
 	} | tr -d '\r' | tee "$dir/console.log" |

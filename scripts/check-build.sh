@@ -14,8 +14,10 @@
 # distribution's build.  CHECK_BUILD_MOD says at which prefixes: "all"
 # (make check-build's default) every prefix where the option exists;
 # "last" (make test, which must end within CI's time) the whole series
-# only; "none" skips it.  The last prefix's kernel and modules are kept in
-# $BUILD/check-modules, for booting with i915.ko loaded by hand.
+# only; "none" skips it.  CHECK_BUILD_PREFIXES=none skips the objects of
+# every prefix, for the modular kernel alone.  The last prefix's kernel and modules are kept in
+# $BUILD/check-modules, where scripts/e2e-module.sh boots them and loads
+# i915.ko by hand.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,13 +64,20 @@ config() { # dir on|off|mod
 # The modular kernel: the smallest that has i915 as a module with the log
 # and the mock GPU in it (tinyconfig, 64-bit SMP with PCI, modules and
 # debugfs), so that it builds in minutes on two cores.  SMP gives
-# CONFIG_PER_VMA_LOCK, as a distribution kernel has it.
+# CONFIG_PER_VMA_LOCK, as a distribution kernel has it.  It also boots the
+# end-to-end guest (initramfs, ELF, serial console, ACPI power-off,
+# kallsyms), where scripts/e2e-module.sh loads i915.ko by hand; with the
+# ORC unwinder, as distributions build x86-64 kernels.
 config_mod() { # dir
 	local dir=$1 sc="$src/scripts/config --file $1/.config"
 	mkdir -p "$dir"
 	[ -f "$dir/.config" ] || make -s -C "$src" O="$dir" CC="$cc" tinyconfig || return 1
 	$sc -e 64BIT -e SMP -e MMU -e PCI -e MODULES -e MODULE_UNLOAD -e EXPERT -e DEBUG_FS \
 	    -e SHMEM -e TMPFS -e PRINTK -e BLOCK -e FTRACE -e ENABLE_DEFAULT_TRACERS \
+	    -e BLK_DEV_INITRD -e RD_GZIP -e BINFMT_ELF -e BINFMT_SCRIPT -e DEVTMPFS -e PROC_FS \
+	    -e SYSFS -e TTY -e SERIAL_8250 -e SERIAL_8250_CONSOLE -e FUTEX -e EPOLL -e SIGNALFD \
+	    -e TIMERFD -e EVENTFD -e MULTIUSER -e POSIX_TIMERS -e FILE_LOCKING -e ACPI \
+	    -e KALLSYMS -e KALLSYMS_ALL -e PCI_MSI -e UNWINDER_ORC -d UNWINDER_GUESS \
 	    -e DRM -m DRM_I915 -e DRM_I915_SELFTEST \
 	    -d KUNIT -d DEBUG_INFO_BTF \
 	    -e DRM_I915_STALL_LOG -d DRM_I915_STALL_LOG_KUNIT_TEST -e DRM_I915_STALL_LOG_MOCK
@@ -112,6 +121,7 @@ build_modular() {
 	make -s -C "$src" O="$dir" INSTALL_MOD_PATH="$BUILD/check-modules" \
 		INSTALL_MOD_STRIP=1 modules_install > "$logdir/modules_install.log" 2>&1 &&
 		cp "$dir/arch/x86/boot/bzImage" "$BUILD/check-modules/bzImage" &&
+		cp "$dir/vmlinux" "$dir/.config" "$BUILD/check-modules/" &&
 		cp "$dir/drivers/gpu/drm/i915/i915.ko" "$BUILD/check-modules/i915.ko.debug"
 }
 
@@ -171,7 +181,9 @@ warnings() { # log files...
 }
 
 fail=0
-for mode in on off; do
+# CHECK_BUILD_PREFIXES=none: only the modular kernel (and the docs check)
+[ "${CHECK_BUILD_PREFIXES:-all}" = none ] && modes= || modes="on off"
+for mode in $modes; do
 	dir=$BUILD/check-$mode
 	git -C "$src" checkout -q --detach base
 	config "$dir" "$mode" || { echo "not ok check-build.config-$mode" >> "$res"; fail=1; continue; }

@@ -7,6 +7,8 @@
 #   run_demo   one client for `make demo`
 #   run_smoke  mounts and the transport only (any kernel)
 #   run_bench  the kernel figures of `make bench`
+#   run_module i915.ko loaded by hand (scripts/e2e-module.sh)
+#   run_sections  figure 2d and 2e's sections on one vCPU (`make bench`)
 #   run_waits  mock waits and submissions with no log enabled, on a kernel
 #              with the stall log compiled in or out (`make bench`, figures
 #              1, 1b and the disabled hook of 2e)
@@ -520,4 +522,52 @@ run_waits() {
 	for i in 1 2 3; do
 		$b kernel "$D" submit 10000 0 40 1 >> "$out/submits.jsonl" || return 1
 	done
+}
+
+# i915 as a distribution builds it (scripts/e2e-module.sh): a kernel with
+# DRM_I915=m, i915.ko and its dependencies in /lib/modules, loaded here by
+# hand with busybox's modprobe.  The mock device comes up with the module;
+# gpu-demo stalls on it, the log is read and recorded with the kernel's
+# symbols (the module's among them), then i915 is unloaded: the log, its
+# debugfs files and the mock device go away with it, cleanly.
+run_module() {
+	grep -c '^i915 ' /proc/modules > "$out/loaded-before.txt"
+	# as the README says: the log on from the first wait
+	modprobe i915 stall_log=1 > "$out/modprobe.err" 2>&1
+	echo $? > "$out/modprobe.rc"
+	grep '^i915 ' /proc/modules > "$out/modules.txt"
+	cat /sys/module/i915/initstate > "$out/initstate.txt" 2>&1
+	cat /sys/module/i915/parameters/stall_log > "$out/param.txt" 2>&1
+	find_dir || return 1
+	echo "$D" > "$out/dir.txt"
+	state loaded
+	start_client mod --frames 25,40 --worker 30 || return 1
+	cat "$D/i915_stalls" > "$out/stalls-mod.bin" || return 1
+	# with /proc/kallsyms: the module's symbols at their load addresses
+	i915-stalls record -o "$out/mod.ar" "$out/stalls-mod.bin" 2> "$out/mod-record.err"
+	echo $? > "$out/mod-record.rc"
+	release_clients
+	rmmod i915 > "$out/rmmod.err" 2>&1
+	echo $? > "$out/rmmod.rc"
+	grep -c '^i915 ' /proc/modules > "$out/loaded-after.txt"
+	ls /sys/kernel/debug/dri/ > "$out/dri-after.txt" 2>&1
+}
+
+# The preemption-disabled sections of figure 2d and 2e again, on a guest
+# with one vCPU (scripts/bench.sh boots it with -smp 1): under TCG with
+# -icount the clock counts every vCPU's instructions, so on four vCPUs a
+# section's time may include other vCPUs' work; on one it is its own
+# work and the interrupts it took.  Beside them the bare unwinds.
+run_sections() {
+	local b=/opt/gpu-demo/stall-bench j=$out/bench.jsonl i
+	tag() { sed "s/^{/{\"tag\":\"$1\",/" >> "$j"; }
+	find_dir || return 1
+	nproc > "$out/sections-cpus.txt"
+	ctl i915_stalls_slots 256 && ctl i915_stalls_threshold_us 0 || return 1
+	ctl i915_stalls_ustack_bytes 8192 && ctl i915_stalls_enable 1 || return 1
+	for i in 1 2 3; do
+		gpu_client unwind | tag unwind-2d || return 1
+		STALL_BENCH_SECTIONS=1 gpu_client record-remap | tag section-remap || return 1
+	done
+	STALL_BENCH_SECTIONS=1 $b kernel "$D" submit-record 10000 0 40 0 | tag section-submit || return 1
 }
