@@ -512,3 +512,100 @@ t_pprof_cpp_names() {
 	pp "$EXW/cpp.none" -top -symbolize=none "$EXW/cpp.pb.gz"
 	has_re "$EXW/cpp.none" "  fx::detail::wait\(int\)$"
 }
+
+# ------------------------------------------------------------------ submitters
+
+# sx.bin (format 1.4, format14.sh's records): app[100] waits eight times;
+# vk-client[201] submitted three of the awaited requests from two threads
+# (201, 202; one request awaited by two threads of app), compositor[300/301]
+# one, app[100] one itself; one submit record was overwritten (SUBMITTED:
+# gone), one submission not recorded, one wait without a fence, and one
+# submit record no stall awaits
+sx_dump() {
+	{
+		echo 'header version_minor=4 map_max=4'
+		echo 'scpu 1 overwritten=1'
+		sub14 cpu=1 start=1000000 fence=0xc:1
+		sub14 cpu=1 start=1500000 fence=0xc:2 pid=202
+		sub14 cpu=1 start=2000000 fence=0xd:7 pid=301 tgid=300 comm=compositor
+		sub14 cpu=1 start=18000000 fence=0xe:1 pid=100 tgid=100 comm=app
+		sub14 cpu=1 start=19000000 fence=0xd:8 pid=301 tgid=300 comm=compositor
+		stall14 cpu=0 start=3000000 engine=0:0 fence=0xc:1
+		stall14 cpu=0 start=3500000 dur=1000000 pid=101 engine=0:0 fence=0xc:1
+		stall14 cpu=0 start=6000000 dur=3000000 engine=0:0 fence=0xc:2
+		stall14 cpu=0 start=10000000 dur=500000 engine=0:0 fence=0xd:7
+		stall14 cpu=0 start=11000000 dur=4000000 engine=0:0 fence=0xc:3 flags=0x4000
+		stall14 cpu=0 start=16000000 dur=250000 engine=0:0 fence=0xc:4
+		stall14 cpu=0 start=17000000 dur=125000 site=2
+		stall14 cpu=0 start=18500000 dur=700000 engine=0:0 fence=0xe:1
+	} | mk "$1"
+}
+
+# -F pprof's submit labels: "pprof -tags" and "-tagfocus" per submitter and
+# status hold to the report's join and to "summary --submitter"
+t_pprof_submitter_agrees_with_summary() {
+	sx_dump "$EXW/sx.bin"
+	run 0 --offline -F json "$EXW/sx.bin"
+	cp "$W/out" "$EXW/sx.json"
+	run 0 --offline -F json summary --submitter --top 1000 "$EXW/sx.bin"
+	cp "$W/out" "$EXW/sx.summary.json"
+	run 0 --offline -F pprof -o "$EXW/sx.pb.gz" "$EXW/sx.bin"
+	pp "$EXW/sx.tags" -tags -unit=ns "$EXW/sx.pb.gz"
+	pp "$EXW/sx.tagsc" -tags -sample_index=stalls "$EXW/sx.pb.gz"
+	local kv k v w c
+	: > "$EXW/sx.focus"
+	for kv in 'submitter vk-client[201]' 'submitter compositor[300]' 'submitter app[100]' \
+		'submit recorded' 'submit gone' 'submit not_recorded' '- -'; do
+		read -r k v <<< "$kv"
+		if [ "$k" = - ]; then	# the stalls without the label
+			set -- -tagignore='submit=.'
+		else
+			set -- -tagfocus="$k=^$(printf '%s' "$v" | sed 's/[][]/\\&/g')\$"
+		fi
+		pp "$EXW/sf.w" -top -unit=ns -nodefraction=0 "$@" "$EXW/sx.pb.gz"
+		pp "$EXW/sf.c" -top -sample_index=stalls -nodefraction=0 "$@" "$EXW/sx.pb.gz"
+		w=$(sed -n 's/^Showing nodes accounting for \([0-9]*\)ns, .*/\1/p' "$EXW/sf.w")
+		c=$(sed -n 's/^Showing nodes accounting for \([0-9]*\), .*/\1/p' "$EXW/sf.c")
+		echo "$k $v ${w:-0} ${c:-0}" >> "$EXW/sx.focus"
+	done
+	python3 "$EXP/pprof_check.py" submitters "$EXW/sx.summary.json" "$EXW/sx.json" \
+		"$EXW/sx.tags" "$EXW/sx.tagsc" "$EXW/sx.focus"
+	# by hand: 6 ms in 3 stalls of vk-client[201], from its threads 201 (2)
+	# and 202 (1); 0.5 ms of compositor[300/301], 0.7 ms of app[100] itself
+	cat > "$W/want" <<'EOF'
+submitter vk-client[201] 6000000 3
+submitter compositor[300] 500000 1
+submitter app[100] 700000 1
+submit recorded 7200000 5
+submit gone 4000000 1
+submit not_recorded 250000 1
+- - 125000 1
+EOF
+	diff -u "$W/want" "$EXW/sx.focus"
+	python3 - "$EXW/sx.tags" "$EXW/sx.tagsc" <<'PY'
+import sys
+w, c = (open(p).read() for p in sys.argv[1:])
+for want in (""" submitter: Total 7200000.0ns
+            6000000.0ns (83.33%): vk-client[201]
+             700000.0ns ( 9.72%): app[100]
+             500000.0ns ( 6.94%): compositor[300]
+""", """ submit: Total 11450000.0ns
+         7200000.0ns (62.88%): recorded
+         4000000.0ns (34.93%): gone
+          250000.0ns ( 2.18%): not_recorded
+"""):
+    assert want in w, (want, w)
+want = """ submitter_tid: Total 5.0
+                2.0 (40.00%): 201
+                1.0 (20.00%): 100
+                1.0 (20.00%): 202
+                1.0 (20.00%): 301
+"""
+assert want in c, (want, c)
+PY
+	# a file before 1.4: none of these labels
+	run 1 --offline --kallsyms "$KS" -F pprof -o "$EXW/g14.pb.gz" "$W/golden.bin"
+	pp "$EXW/g.tags" -tags "$EXW/g14.pb.gz"
+	hasnt "$EXW/g.tags" "submit"
+	has "$EXW/g.tags" " comm: Total"
+}
