@@ -624,7 +624,8 @@ PY
 t_trace_event_submit_flows() {
 	sx_dump "$EXW/sx.bin"
 	trace_of sx "$EXW/sx.bin" 0
-	python3 "$EXP/trace_check.py" "$EXW/sx.trace.json" "$EXW/sx.json" "$EXW/sx.txt" > "$EXW/sx.check"
+	python3 "$EXP/trace_check.py" "$EXW/sx.trace.json" "$EXW/sx.json" "$EXW/sx.txt" > "$EXW/sx.check" ||
+		{ cat "$EXW/sx.check"; return 1; }
 	has "$EXW/sx.check" "trace: 8 stall slices, 5 submit slices, 7 work slices, 7 tracks, 5 stack frames, 5 flows: as the log"
 	python3 - "$EXW/sx.trace.json" <<'PY'
 import json, sys

@@ -343,8 +343,9 @@ def cmd_submitters(summary, report, tags_wait, tags_count, focused):
         want_v = none if k == "-" else want[k].get(v, [0, 0])
         if [int(w), int(c)] != want_v:
             err("pprof -tagfocus %s=%s: %s, %s, the report's join %s" % (k, v, w, c, want_v))
-    print("pprof -tags: %d submitters, %d statuses, %d -tagfocus runs as the report and "
-          "summary --submitter" % (len(got["submitter"]), len(got["submit"]), nf))
+    print("pprof -tags: %d submitters, %d statuses, %d -tagfocus runs%s" %
+          (len(got["submitter"]), len(got["submit"]), nf,
+           "" if errors else " as the report and summary --submitter"))
 
 
 def strip_c(k):
