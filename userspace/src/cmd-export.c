@@ -77,6 +77,8 @@ static int export_one(void *ctx, const struct stall *s, const struct srec *r)
 	struct sstall ss;
 
 	sym_stall(s, r, &ss);
+	if (c->x->submit)
+		sym_submit(&ss);
 	c->x->stall(c->w, &ss);
 	return 0;
 }

@@ -25,6 +25,7 @@ struct export_fmt {
 	const char *name;	/* as given to -F */
 	bool sorted;		/* stalls by start time (else file order) */
 	bool binary;		/* never written to a terminal */
+	bool submit;		/* each stall's submitter joined (sym_submit()) */
 	void *(*begin)(struct out *out, const struct session *S);
 	void (*stall)(void *w, const struct sstall *ss);
 	/* write what is left (unless !ok: the walk failed) and free w; 0,

@@ -8,7 +8,12 @@
  *  - Samples: one per distinct stack and labels, the stalls summed.  The
  *    stack is the kernel frames, innermost first, then the user frames,
  *    as in perf.  Labels: "site", "engine" ("rcs0", "unknown"), "comm"
- *    (strings) and "pid", "tid" (numbers).
+ *    (strings) and "pid", "tid" (numbers).  Format 1.4, a stall with a
+ *    fence: "submit", the join's status as the JSON report names it
+ *    ("recorded", "gone", "not_recorded"), and when recorded the
+ *    submitter: "submitter" ("COMM[PID]", the submitting process) and
+ *    "submitter_pid", "submitter_tid" (numbers).  No fence, or a file
+ *    before 1.4: none of these (summary's "[submitter unknown]").
  *  - Functions: the reader's own names, as summary shows them (a frame only
  *    CFI found is not marked); an unresolved frame gets the placeholder
  *    summary shows ("[unknown 0xADDR]", "[libfoo.so]",
@@ -39,6 +44,7 @@
 #include <zlib.h>
 
 #include "export.h"
+#include "join.h"
 #include "profile.pb-c.h"
 
 #define CHUNK 4096	/* entries per encoded chunk */
@@ -102,6 +108,8 @@ struct smp {
 	uint32_t k, u;		/* stacks + 1, 0 none */
 	int64_t site, engine, comm;
 	uint32_t pid, tid;
+	int64_t submit, submitter;	/* strings: the join's status (0: none), "COMM[PID]" */
+	uint32_t sub_pid, sub_tid;	/* with submitter */
 	int64_t count, wait;
 	uint64_t hash;
 };
@@ -143,6 +151,7 @@ struct pw {
 	uint64_t first_ns, last_ns;
 	__int128 first_real;
 	int64_t s_site, s_engine, s_comm, s_pid, s_tid;
+	int64_t s_submit, s_submitter, s_sub_pid, s_sub_tid;
 	struct sbuf tmp;
 	uint32_t *cur;		/* the stack being made */
 	size_t ncur, capcur;
@@ -493,7 +502,9 @@ static bool smp_eq(void *ctx, uint32_t i)
 
 	return s->k == smp_key.k && s->u == smp_key.u && s->site == smp_key.site &&
 	       s->engine == smp_key.engine && s->comm == smp_key.comm && s->pid == smp_key.pid &&
-	       s->tid == smp_key.tid;
+	       s->tid == smp_key.tid && s->submit == smp_key.submit &&
+	       s->submitter == smp_key.submitter && s->sub_pid == smp_key.sub_pid &&
+	       s->sub_tid == smp_key.sub_tid;
 }
 
 static void *pp_begin(struct out *out, const struct session *S)
@@ -510,6 +521,35 @@ static void *pp_begin(struct out *out, const struct session *S)
 	w->s_tid = str_of(w, "tid");
 	w->first_ns = UINT64_MAX;
 	return w;
+}
+
+/* 1.4: the submit labels of the stall's sample (the join, join.h): its
+ * status, and the submitter's process and thread when its record is there */
+static void submit_labels(struct pw *w, const struct sstall *ss)
+{
+	const unsigned char *raw;
+	enum submit_status st = join_submit(ss->s->f, ss->r, &raw);
+	char comm[I915_STALL_COMM_LEN + 1];
+	struct srec sr;
+
+	if (st == SUBMIT_NONE)
+		return;
+	if (!w->s_submit) {	/* the keys, once a stall has them */
+		w->s_submit = str_of(w, "submit");
+		w->s_submitter = str_of(w, "submitter");
+		w->s_sub_pid = str_of(w, "submitter_pid");
+		w->s_sub_tid = str_of(w, "submitter_tid");
+	}
+	smp_key.submit = str_of(w, submit_status_name(st));
+	if (st != SUBMIT_RECORDED)
+		return;
+	srec_get_submit(ss->s->f, raw, &sr);
+	comm_clean(comm, sr.comm, false);
+	sb_reset(&w->tmp);
+	sb_printf(&w->tmp, "%s[%u]", comm, sr.tgid);
+	smp_key.submitter = str_id(w, w->tmp.p, w->tmp.len);
+	smp_key.sub_pid = sr.tgid;
+	smp_key.sub_tid = sr.pid;
 }
 
 static void pp_stall(void *wp, const struct sstall *ss)
@@ -545,10 +585,15 @@ static void pp_stall(void *wp, const struct sstall *ss)
 	smp_key.comm = str_of(w, comm);
 	smp_key.pid = r->tgid;
 	smp_key.tid = r->pid;
+	submit_labels(w, ss);
 	smp_key.hash = hash_mix(hash_mix(hash_mix(hash_mix(hash_mix(19, smp_key.k), smp_key.u),
 						  (uint64_t)smp_key.site << 32 ^ (uint64_t)smp_key.engine),
 					 (uint64_t)smp_key.comm),
 				(uint64_t)smp_key.pid << 32 | smp_key.tid);
+	if (smp_key.submit)
+		smp_key.hash = hash_mix(hash_mix(smp_key.hash, (uint64_t)smp_key.submit << 32 ^
+						 (uint64_t)smp_key.submitter),
+					(uint64_t)smp_key.sub_pid << 32 | smp_key.sub_tid);
 	slot = index_find(&w->smpi, smp_key.hash, smp_eq, smp_rehash, w, &found);
 	if (!found) {
 		GROW(w->smps, w->nsmps, w->capsmps);
@@ -754,7 +799,7 @@ static void write_tables(struct pw *w, struct gzbuf *g)
 
 static void write_samples(struct pw *w, struct gzbuf *g)
 {
-	enum { NL = 5 };
+	enum { NL = 9 };	/* at most */
 	Pprof__Profile p;
 	Pprof__Sample *sm = xcalloc(CHUNK, sizeof(*sm)), **smp = xcalloc(CHUNK, sizeof(*smp));
 	Pprof__Label *lb = xcalloc((size_t)CHUNK * NL, sizeof(*lb));
@@ -808,7 +853,21 @@ static void write_samples(struct pw *w, struct gzbuf *g)
 			l[3].num = s->pid;
 			l[4].key = w->s_tid;
 			l[4].num = s->tid;
-			sm[j].n_label = NL;
+			sm[j].n_label = 5;
+			if (s->submit) {
+				l[5].key = w->s_submit;
+				l[5].str = s->submit;
+				sm[j].n_label = 6;
+			}
+			if (s->submitter) {
+				l[6].key = w->s_submitter;
+				l[6].str = s->submitter;
+				l[7].key = w->s_sub_pid;
+				l[7].num = s->sub_pid;
+				l[8].key = w->s_sub_tid;
+				l[8].num = s->sub_tid;
+				sm[j].n_label = 9;
+			}
 			sm[j].label = &lbp[j * NL];
 			smp[j] = &sm[j];
 		}

@@ -22,15 +22,26 @@
  *    mono".  otherData gives each input's realtime_offset_ns, the
  *    CLOCK_REALTIME at monotonic 0.
  *
- * Flows: every slice is written by emit_slice(), which already writes
- * Perfetto's flow binding ("bind_id", "flow_in", "flow_out") when asked;
- * once records say who submitted the awaited work, the submit's slice
- * gets flow_out and the wait's slice flow_in, with one id.
+ *  - Submits (format 1.4): a stall joined to the submit record of the
+ *    request it awaited (join.h) has the submit drawn on the submitter's
+ *    own track (pid = its process, tid = its thread, as a waiter's): a
+ *    slice "submit" of no duration at the submit record's start_ns, the
+ *    same CLOCK_MONOTONIC as the stalls', with the submitter, the fence
+ *    and the submitter's user stack in "args" and "sf"; and a flow from
+ *    it to the wait, Perfetto's flow binding: "bind_id" with "flow_out"
+ *    on the submit's slice, the same "bind_id" with "flow_in" on the
+ *    wait's.  One flow and one submit slice per joined stall, ids from 1
+ *    in the stalls' order: a request that several stalls awaited has a
+ *    submit slice per stall at the same time (a slice binds one flow).
+ *    A stall whose submit record is gone or was not made has no flow;
+ *    its args say so ("submit").  A slice of no duration nests anywhere,
+ *    so submit slices never take a track of their own.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "export.h"
+#include "join.h"
 
 #define GPU_PID_BASE	0x40000000u	/* above any Linux pid (at most 2^22) */
 #define OVERLAP_TID_BASE 0x40000000u
@@ -115,6 +126,7 @@ struct tw {
 	size_t nhcap;
 	struct sbuf names;	/* node names, NUL separated */
 	struct sbuf args, tmp;
+	uint64_t flows;		/* the last flow's id */
 };
 
 /* ---------------------------------------------------------------- output */
@@ -280,24 +292,33 @@ static bool pid_named(struct tw *w, uint32_t pid)
 	return false;
 }
 
+/* The thread tid of process pid, its process and thread named (after
+ * comm) the first time. */
+static struct wtrack *thread_track(struct tw *w, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct wtrack *t;
+	bool fresh;
+
+	if (!pid_named(w, pid))
+		emit_meta(w, "process_name", pid, NULL, comm, NULL);
+	t = wtrack_get(w, pid, tid, &fresh);
+	if (fresh) {
+		t->lanes = xcalloc(1, sizeof(*t->lanes));
+		t->nlanes = 1;
+		t->lanes[0].tid = tid;
+		emit_meta(w, "thread_name", pid, &tid, comm, NULL);
+	}
+	return t;
+}
+
 /* The track (tid) of the stall's slice: the thread's own, unless the slice
  * overlaps an open one without nesting in it. */
 static uint32_t waiter_tid(struct tw *w, const struct srec *r, const char *comm)
 {
 	uint64_t s = r->start_ns, e = add_sat(r->start_ns, r->duration_ns);
-	struct wtrack *t;
-	bool fresh;
+	struct wtrack *t = thread_track(w, r->tgid, r->pid, comm);
 	size_t i;
 
-	if (!pid_named(w, r->tgid))
-		emit_meta(w, "process_name", r->tgid, NULL, comm, NULL);
-	t = wtrack_get(w, r->tgid, r->pid, &fresh);
-	if (fresh) {
-		t->lanes = xcalloc(1, sizeof(*t->lanes));
-		t->nlanes = 1;
-		t->lanes[0].tid = r->pid;
-		emit_meta(w, "thread_name", r->tgid, &r->pid, comm, NULL);
-	}
 	for (i = 0; i < t->nlanes; i++)
 		if (lane_take(&t->lanes[i], s, e))
 			return t->lanes[i].tid;
@@ -362,20 +383,20 @@ static const char *frame_label(const struct sframe *f, size_t *len)
 	return f->line_len > 20 ? f->line + 19 : "";
 }
 
-/* The stack's node: user frames outermost first, then the kernel's. */
-static uint32_t stack_node(struct tw *w, const struct sstall *ss)
+/* The stack's node: user frames u outermost first, then the kernel's k. */
+static uint32_t stack_node(struct tw *w, const struct sstack *k, const struct sstack *u)
 {
 	uint32_t id = 0;
 	unsigned int i;
 	const char *l;
 	size_t len;
 
-	for (i = ss->u ? ss->u->depth : 0; i-- > 0;) {
-		l = frame_label(ss->u->frames[i], &len);
+	for (i = u ? u->depth : 0; i-- > 0;) {
+		l = frame_label(u->frames[i], &len);
 		id = node_get(w, id, l, len, false);
 	}
-	for (i = ss->k ? ss->k->depth : 0; i-- > 0;) {
-		l = frame_label(ss->k->frames[i], &len);
+	for (i = k ? k->depth : 0; i-- > 0;) {
+		l = frame_label(k->frames[i], &len);
 		id = node_get(w, id, l, len, true);
 	}
 	return id;
@@ -392,6 +413,19 @@ static void stack_arg(struct sbuf *b, const char *key, const struct sstack *st)
 		sb_json_strn(b, st->frames[i]->line, st->frames[i]->line_len - 1);
 	}
 	sb_putc(b, ']');
+}
+
+/* ,"user_stack_end":"no CFI for 0x..." of a 1.2 chain that ends early */
+static void stack_end_arg(struct tw *w, struct sbuf *a, const struct sstack *u)
+{
+	if (!u || !u->end)
+		return;
+	sb_puts(a, ",\"user_stack_end\":");
+	sb_reset(&w->tmp);
+	sb_puts(&w->tmp, uend_text((enum uend)u->end));
+	if (u->end == UEND_NO_CFI || u->end == UEND_NO_MAP || u->end == UEND_ERROR)
+		sb_printf(&w->tmp, " 0x%" PRIx64, u->end_addr);
+	sb_json_str(a, sb_str(&w->tmp));
 }
 
 /* ---------------------------------------------------------------- engines */
@@ -583,6 +617,49 @@ static void *tr_begin(struct out *out, const struct session *S)
 	return w;
 }
 
+/*
+ * The submit of the request the stall ss awaited, joined (SUBMIT_RECORDED):
+ * a slice of no duration on the submitter's thread at its start_ns, the
+ * out end of the flow bind_id to the wait's slice.  comm: the waiter's.
+ */
+static void submit_slice(struct tw *w, const struct sstall *ss, const char *comm,
+			 uint64_t bind_id)
+{
+	const struct srec *sr = &ss->sub.r;
+	char sc[I915_STALL_COMM_LEN + 1];
+	struct sbuf *a = &w->args;
+	struct slice s = {
+		.pid = sr->tgid, .tid = sr->pid, .ts_ns = sr->start_ns, .cat = "i915.submit",
+		.name = "submit", .bind_id = bind_id, .flow_out = true,
+	};
+
+	comm_clean(sc, sr->comm, false);
+	thread_track(w, sr->tgid, sr->pid, sc);
+	s.sf = stack_node(w, NULL, ss->sub.u);
+	sb_reset(a);
+	sb_puts(a, "{\"comm\":");
+	sb_json_str(a, sc);
+	sb_printf(a, ",\"pid\":%u,\"tid\":%u,\"engine\":", sr->tgid, sr->pid);
+	if (has_engine(sr)) {
+		sb_reset(&w->tmp);
+		engine_name(&w->tmp, sr->engine_class, sr->engine_instance);
+		sb_json_str(a, sb_str(&w->tmp));
+	} else {
+		sb_puts(a, "null");
+	}
+	sb_printf(a, ",\"fence\":\"%" PRIu64 ":%" PRIu64 "\",\"cpu\":%u,\"seq\":%" PRIu64
+		  ",\"queued_ns\":%" PRIu64 ",\"waiter\":", sr->fence_context, sr->fence_seqno,
+		  sr->cpu, sr->seq, ss->sub.queued_ns);
+	sb_reset(&w->tmp);
+	sb_printf(&w->tmp, "%s[%u/%u]", comm, ss->r->tgid, ss->r->pid);
+	sb_json_str(a, sb_str(&w->tmp));
+	stack_arg(a, "user_stack", ss->sub.u);
+	stack_end_arg(w, a, ss->sub.u);
+	sb_putc(a, '}');
+	s.args = sb_str(a);
+	emit_slice(w, &s);
+}
+
 static void tr_stall(void *wp, const struct sstall *ss)
 {
 	struct tw *w = wp;
@@ -595,8 +672,13 @@ static void tr_stall(void *wp, const struct sstall *ss)
 	};
 
 	comm_clean(comm, r->comm, false);
+	if (ss->sub.status == SUBMIT_RECORDED) {
+		s.bind_id = ++w->flows;
+		s.flow_in = true;
+		submit_slice(w, ss, comm, s.bind_id);
+	}
 	s.tid = waiter_tid(w, r, comm);
-	s.sf = stack_node(w, ss);
+	s.sf = stack_node(w, ss->k, ss->u);
 	sb_reset(a);
 	sb_puts(a, "{\"site\":");
 	site_key(&w->tmp, r->site);
@@ -639,14 +721,17 @@ static void tr_stall(void *wp, const struct sstall *ss)
 		  r->seq);
 	stack_arg(a, "kernel_stack", ss->k);
 	stack_arg(a, "user_stack", ss->u);
-	if (ss->u && ss->u->end) {
-		sb_puts(a, ",\"user_stack_end\":");
-		sb_reset(&w->tmp);
-		sb_puts(&w->tmp, uend_text((enum uend)ss->u->end));
-		if (ss->u->end == UEND_NO_CFI || ss->u->end == UEND_NO_MAP ||
-		    ss->u->end == UEND_ERROR)
-			sb_printf(&w->tmp, " 0x%" PRIx64, ss->u->end_addr);
-		sb_json_str(a, sb_str(&w->tmp));
+	stack_end_arg(w, a, ss->u);
+	if (ss->sub.status != SUBMIT_NONE) {	/* 1.4, a fence: the join */
+		sb_printf(a, ",\"submit\":\"%s\"", submit_status_name(ss->sub.status));
+		if (ss->sub.status == SUBMIT_RECORDED) {
+			comm_clean(oc, ss->sub.r.comm, false);
+			sb_reset(&w->tmp);
+			sb_printf(&w->tmp, "%s[%u/%u]", oc, ss->sub.r.tgid, ss->sub.r.pid);
+			sb_puts(a, ",\"submitter\":");
+			sb_json_str(a, sb_str(&w->tmp));
+			sb_printf(a, ",\"queued_ns\":%" PRIu64, ss->sub.queued_ns);
+		}
 	}
 	sb_putc(a, '}');
 	site_key(&w->tmp, r->site);
@@ -716,6 +801,6 @@ static int tr_end(void *wp, const struct session *S, bool ok)
 }
 
 const struct export_fmt export_trace_event = {
-	.name = "trace-event", .sorted = true,
+	.name = "trace-event", .sorted = true, .submit = true,
 	.begin = tr_begin, .stall = tr_stall, .end = tr_end,
 };

@@ -52,7 +52,8 @@ bash "$U/tests/bisect_check.sh" "$RES" "$B/bisect" | grep -v ' passed, '
 
 # 1d. the formats other tools open, in speedscope in headless Chromium
 # (tests/export/): the suite's perf script, pprof and trace-event outputs of
-# one log; screenshots in $W/plain/export/speedscope-*.png
+# one log, and the trace-event output of a 1.4 log (submit slices);
+# screenshots in $W/plain/export/speedscope-*.png
 bash "$U/tests/export/speedscope.sh" "$RES" "$W/plain/export"
 
 # 1e. make install into a scratch DESTDIR; the installed reader, bisect

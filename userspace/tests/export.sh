@@ -5,9 +5,12 @@
 # pprof itself from a build-id directory; -F perf-script held to the log and
 # to the layout of a real "perf script"; -F trace-event held to the log by
 # the structural check (tests/export/trace_check.py), which is shown to
-# fail when a slice or a flow is wrong.  speedscope in Chromium reads all
-# three in check.sh (tests/export/speedscope.sh), from the files these
-# tests leave in $W/export.
+# fail when a slice or a flow is wrong.  Format 1.4 (sx.bin): pprof's
+# submit labels held to the report's join and summary --submitter, the
+# timeline's submit slices and flows to the join.  speedscope in Chromium
+# reads all three, and the 1.4 timeline, in check.sh
+# (tests/export/speedscope.sh), from the files these tests leave in
+# $W/export.
 
 EXP=$HERE/export
 EXW=$W/export
@@ -443,15 +446,11 @@ assert T["otherData"]["clock"] == "CLOCK_MONOTONIC"
 PY
 }
 
-# What the check says of a trace with a slice, a piece of work, a stack
-# frame or a flow wrong
-t_trace_event_check_fails_when_broken() {
-	ov_dump
-	trace_of ov "$EXW/ov.bin" 0
-	local c=$EXW/ov.trace.json n=0
-	mutate() { # mutate WHAT PYTHON-on-T WANT: the check must fail, saying WANT
-		local b=$EXW/bad-$((n += 1))
-		python3 - "$c" "$b.json" "$2" <<'PY'
+# trace_mutate WHAT PYTHON-on-T WANT: trace_check.py of $EXW/$c.trace.json changed
+# by PYTHON must fail, saying WANT (the caller's $c, $n)
+trace_mutate() {
+	local b=$EXW/bad-$c-$((n += 1))
+	python3 - "$EXW/$c.trace.json" "$b.json" "$2" <<'PY'
 import json, sys
 from decimal import Decimal
 T = json.load(open(sys.argv[1]), parse_float=Decimal)
@@ -459,35 +458,45 @@ ev = T["traceEvents"]
 exec(sys.argv[3])
 json.dump(T, open(sys.argv[2], "w"), default=str)
 PY
-		if python3 "$EXP/trace_check.py" "$b.json" "$EXW/ov.json" "$EXW/ov.txt" > "$b.out"; then
-			echo "the check passed a trace with $1"
-			return 1
-		fi
-		grep -qF -- "$3" "$b.out" || { echo "$1: not found: $3"; cat "$b.out"; return 1; }
-		echo "$1" > "$b.what"
-	}
-	mutate "a stall slice dropped" \
+	if python3 "$EXP/trace_check.py" "$b.json" "$EXW/$c.json" "$EXW/$c.txt" > "$b.out"; then
+		echo "the check passed a trace with $1"
+		return 1
+	fi
+	grep -qF -- "$3" "$b.out" || { echo "$1: not found: $3"; cat "$b.out"; return 1; }
+	echo "$1" > "$b.what"
+}
+
+# What the check says of a trace with a slice, a piece of work, a stack
+# frame or a flow wrong
+t_trace_event_check_fails_when_broken() {
+	ov_dump
+	trace_of ov "$EXW/ov.bin" 0
+	local c=ov n=0
+	trace_mutate "a stall slice dropped" \
 		'ev.remove([e for e in ev if e.get("cat") == "i915.stall" and e["tid"] == 702][0])' \
 		"5 stall slices, 6 stalls in the log"
-	mutate "a work slice dropped" \
+	trace_mutate "a work slice dropped" \
 		'ev.remove([e for e in ev if e.get("name") == "fence 5:8"][0])' \
 		"stall cpu 0 seq 2: 0 slices of fence 5:8 on rcs0 cover it"
-	mutate "a slice a nanosecond short" \
+	trace_mutate "a slice a nanosecond short" \
 		'[e for e in ev if e.get("cat") == "i915.stall"][0]["dur"] = Decimal("9999.999")' \
 		"ts 10000.000 dur 9999.999, the record's start 10000000 ns and wait 10000000 ns"
-	mutate "a stack frame renamed" \
+	trace_mutate "a stack frame renamed" \
 		'T["stackFrames"]["1"]["name"] = "schedule+0x6"' \
 		"sf gives [('kernel', 'schedule+0x6')], the report's frames [('kernel', 'schedule+0x5')]"
-	mutate "a flow" \
+	trace_mutate "a flow" \
 		's = [e for e in ev if e.get("cat") == "i915.stall"]; ev += [dict(ph="s", cat="i915.submit", id=1, name="submit", pid=s[0]["pid"], tid=s[0]["tid"], ts=s[0]["ts"]), dict(ph="f", bp="e", cat="i915.submit", id=1, name="submit", pid=s[1]["pid"], tid=s[1]["tid"], ts=s[1]["ts"])]' \
-		"flow s 1: the log has no submit records, so no flow"
-	mutate "a flow's end dropped" \
+		"flow s 1: a flow event, the reader writes none (bind_id on slices)"
+	trace_mutate "a flow's end dropped" \
 		's = [e for e in ev if e.get("cat") == "i915.stall"]; ev += [dict(ph="s", cat="i915.submit", id=2, name="submit", pid=s[0]["pid"], tid=s[0]["tid"], ts=s[0]["ts"])]' \
 		"flow ('i915.submit', 2): an 's' without its 'f'"
-	mutate "overlapping slices on one track" \
+	trace_mutate "a flow on a stall without a submitter" \
+		'[e for e in ev if e.get("cat") == "i915.stall"][0].update(bind_id="0x1", flow_in=True)' \
+		"submit none, but its slice has flow 0x1"
+	trace_mutate "overlapping slices on one track" \
 		'[e for e in ev if e.get("name") == "fence 5:8"][0]["tid"] = 1' \
 		"overlaps the one before without nesting"
-	mutate "an argument changed" \
+	trace_mutate "an argument changed" \
 		'[e for e in ev if e.get("cat") == "i915.stall"][0]["args"]["fence"] = "5:9"' \
 		"args.fence is '5:9', the log's '5:7'"
 }
@@ -511,4 +520,211 @@ t_pprof_cpp_names() {
 	has_re "$EXW/cpp.top" "  fx::detail::wait$"
 	pp "$EXW/cpp.none" -top -symbolize=none "$EXW/cpp.pb.gz"
 	has_re "$EXW/cpp.none" "  fx::detail::wait\(int\)$"
+}
+
+# ------------------------------------------------------------------ submitters
+
+# sx.bin (format 1.4, format14.sh's records): app[100] waits eight times;
+# vk-client[201] submitted three of the awaited requests from two threads
+# (201, 202; one request awaited by two threads of app), compositor[300/301]
+# one, app[100] one itself; one submit record was overwritten (SUBMITTED:
+# gone), one submission not recorded, one wait without a fence, and one
+# submit record no stall awaits
+sx_dump() {
+	{
+		echo 'header version_minor=4 map_max=4'
+		echo 'scpu 1 overwritten=1'
+		sub14 cpu=1 start=1000000 fence=0xc:1
+		sub14 cpu=1 start=1500000 fence=0xc:2 pid=202
+		sub14 cpu=1 start=2000000 fence=0xd:7 pid=301 tgid=300 comm=compositor
+		sub14 cpu=1 start=18000000 fence=0xe:1 pid=100 tgid=100 comm=app
+		sub14 cpu=1 start=19000000 fence=0xd:8 pid=301 tgid=300 comm=compositor
+		stall14 cpu=0 start=3000000 engine=0:0 fence=0xc:1
+		stall14 cpu=0 start=3500000 dur=1000000 pid=101 engine=0:0 fence=0xc:1
+		stall14 cpu=0 start=6000000 dur=3000000 engine=0:0 fence=0xc:2
+		stall14 cpu=0 start=10000000 dur=500000 engine=0:0 fence=0xd:7
+		stall14 cpu=0 start=11000000 dur=4000000 engine=0:0 fence=0xc:3 flags=0x4000
+		stall14 cpu=0 start=16000000 dur=250000 engine=0:0 fence=0xc:4
+		stall14 cpu=0 start=17000000 dur=125000 site=2
+		stall14 cpu=0 start=18500000 dur=700000 engine=0:0 fence=0xe:1
+	} | mk "$1"
+}
+
+# -F pprof's submit labels: "pprof -tags" and "-tagfocus" per submitter and
+# status hold to the report's join and to "summary --submitter"
+t_pprof_submitter_agrees_with_summary() {
+	sx_dump "$EXW/sx.bin"
+	run 0 --offline -F json "$EXW/sx.bin"
+	cp "$W/out" "$EXW/sx.json"
+	run 0 --offline -F json summary --submitter --top 1000 "$EXW/sx.bin"
+	cp "$W/out" "$EXW/sx.summary.json"
+	run 0 --offline -F pprof -o "$EXW/sx.pb.gz" "$EXW/sx.bin"
+	pp "$EXW/sx.tags" -tags -unit=ns "$EXW/sx.pb.gz"
+	pp "$EXW/sx.tagsc" -tags -sample_index=stalls "$EXW/sx.pb.gz"
+	local kv k v w c
+	: > "$EXW/sx.focus"
+	for kv in 'submitter vk-client[201]' 'submitter compositor[300]' 'submitter app[100]' \
+		'submit recorded' 'submit gone' 'submit not_recorded' '- -'; do
+		read -r k v <<< "$kv"
+		if [ "$k" = - ]; then	# the stalls without the label
+			set -- -tagignore='submit=.'
+		else
+			set -- -tagfocus="$k=^$(printf '%s' "$v" | sed 's/[][]/\\&/g')\$"
+		fi
+		pp "$EXW/sf.w" -top -unit=ns -nodefraction=0 "$@" "$EXW/sx.pb.gz"
+		pp "$EXW/sf.c" -top -sample_index=stalls -nodefraction=0 "$@" "$EXW/sx.pb.gz"
+		w=$(sed -n 's/^Showing nodes accounting for \([0-9]*\)ns, .*/\1/p' "$EXW/sf.w")
+		c=$(sed -n 's/^Showing nodes accounting for \([0-9]*\), .*/\1/p' "$EXW/sf.c")
+		echo "$k $v ${w:-0} ${c:-0}" >> "$EXW/sx.focus"
+	done
+	python3 "$EXP/pprof_check.py" submitters "$EXW/sx.summary.json" "$EXW/sx.json" \
+		"$EXW/sx.tags" "$EXW/sx.tagsc" "$EXW/sx.focus"
+	# by hand: 6 ms in 3 stalls of vk-client[201], from its threads 201 (2)
+	# and 202 (1); 0.5 ms of compositor[300/301], 0.7 ms of app[100] itself
+	cat > "$W/want" <<'EOF'
+submitter vk-client[201] 6000000 3
+submitter compositor[300] 500000 1
+submitter app[100] 700000 1
+submit recorded 7200000 5
+submit gone 4000000 1
+submit not_recorded 250000 1
+- - 125000 1
+EOF
+	diff -u "$W/want" "$EXW/sx.focus"
+	python3 - "$EXW/sx.tags" "$EXW/sx.tagsc" <<'PY'
+import sys
+w, c = (open(p).read() for p in sys.argv[1:])
+for want in (""" submitter: Total 7200000.0ns
+            6000000.0ns (83.33%): vk-client[201]
+             700000.0ns ( 9.72%): app[100]
+             500000.0ns ( 6.94%): compositor[300]
+""", """ submit: Total 11450000.0ns
+         7200000.0ns (62.88%): recorded
+         4000000.0ns (34.93%): gone
+          250000.0ns ( 2.18%): not_recorded
+"""):
+    assert want in w, (want, w)
+want = """ submitter_tid: Total 5.0
+                2.0 (40.00%): 201
+                1.0 (20.00%): 100
+                1.0 (20.00%): 202
+                1.0 (20.00%): 301
+"""
+assert want in c, (want, c)
+PY
+	# a file before 1.4: none of these labels
+	run 1 --offline --kallsyms "$KS" -F pprof -o "$EXW/g14.pb.gz" "$W/golden.bin"
+	pp "$EXW/g.tags" -tags "$EXW/g14.pb.gz"
+	hasnt "$EXW/g.tags" "submit"
+	has "$EXW/g.tags" " comm: Total"
+}
+
+# -F trace-event of sx.bin: a submit slice and a flow per joined stall,
+# held to the log by the check, and by hand
+t_trace_event_submit_flows() {
+	sx_dump "$EXW/sx.bin"
+	trace_of sx "$EXW/sx.bin" 0
+	python3 "$EXP/trace_check.py" "$EXW/sx.trace.json" "$EXW/sx.json" "$EXW/sx.txt" > "$EXW/sx.check" ||
+		{ cat "$EXW/sx.check"; return 1; }
+	has "$EXW/sx.check" "trace: 8 stall slices, 5 submit slices, 7 work slices, 7 tracks, 5 stack frames, 5 flows: as the log"
+	python3 - "$EXW/sx.trace.json" <<'PY'
+import json, sys
+from decimal import Decimal
+T = json.load(open(sys.argv[1]), parse_float=Decimal)
+ev = T["traceEvents"]
+names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in ev
+         if e["ph"] == "M" and e["name"].endswith("_name")}
+# (thread, cat, ts, dur, flow end, bind_id, who)
+got = [(names[(e["pid"], e["tid"])], e["pid"], e["tid"], e["cat"], str(e["ts"]), str(e["dur"]),
+        "out" if e.get("flow_out") else "in" if e.get("flow_in") else None, e.get("bind_id"),
+        e["args"].get("waiter") or e["args"].get("submitter") or e["args"].get("submit"))
+       for e in ev if e["ph"] == "X" and e["cat"] != "i915.work"]
+want = [
+    ("vk-client", 201, 201, "i915.submit", "1000.000", "0.000", "out", "0x1", "app[100/100]"),
+    ("app", 100, 100, "i915.stall", "3000.000", "2000.000", "in", "0x1", "vk-client[201/201]"),
+    ("vk-client", 201, 201, "i915.submit", "1000.000", "0.000", "out", "0x2", "app[100/101]"),
+    ("app", 100, 101, "i915.stall", "3500.000", "1000.000", "in", "0x2", "vk-client[201/201]"),
+    ("vk-client", 201, 202, "i915.submit", "1500.000", "0.000", "out", "0x3", "app[100/100]"),
+    ("app", 100, 100, "i915.stall", "6000.000", "3000.000", "in", "0x3", "vk-client[201/202]"),
+    ("compositor", 300, 301, "i915.submit", "2000.000", "0.000", "out", "0x4", "app[100/100]"),
+    ("app", 100, 100, "i915.stall", "10000.000", "500.000", "in", "0x4", "compositor[300/301]"),
+    ("app", 100, 100, "i915.stall", "11000.000", "4000.000", None, None, "gone"),
+    ("app", 100, 100, "i915.stall", "16000.000", "250.000", None, None, "not_recorded"),
+    ("app", 100, 100, "i915.stall", "17000.000", "125.000", None, None, None),
+    ("app", 100, 100, "i915.submit", "18000.000", "0.000", "out", "0x5", "app[100/100]"),
+    ("app", 100, 100, "i915.stall", "18500.000", "700.000", "in", "0x5", "app[100/100]"),
+]
+assert got == want, got
+s = [e for e in ev if e["ph"] == "X" and e["cat"] == "i915.submit"][2]
+assert {k: v for k, v in s["args"].items() if k != "user_stack"} == {
+    "comm": "vk-client", "pid": 201, "tid": 202, "engine": "rcs0", "fence": "12:2", "cpu": 1,
+    "seq": 1, "queued_ns": 4500000, "waiter": "app[100/100]"}, s["args"]
+assert [l.split()[1] for l in s["args"]["user_stack"]] == \
+    ["fx_tail+0x0", "fx_mid+0x10", "fxlib_entry+0x10", "main+0x10"], s["args"]
+f = T["stackFrames"]
+chain, n = [], s["sf"]
+while n:
+    chain.append(f[str(n)]["name"].split()[0])
+    n = f[str(n)].get("parent")
+assert chain == ["fx_tail+0x0", "fx_mid+0x10", "fxlib_entry+0x10", "main+0x10"], chain
+# the stall's own: the join
+st = [e for e in ev if e["ph"] == "X" and e["cat"] == "i915.stall"]
+assert [(e["args"].get("submit"), e["args"].get("queued_ns")) for e in st] == [
+    ("recorded", 2000000), ("recorded", 2500000), ("recorded", 4500000), ("recorded", 8000000),
+    ("gone", None), ("not_recorded", None), (None, None), ("recorded", 500000)], st
+PY
+}
+
+# What the check says of a 1.4 trace with a submit slice or flow wrong
+t_trace_event_submit_check_fails_when_broken() {
+	sx_dump "$EXW/sx.bin"
+	trace_of sx "$EXW/sx.bin" 0
+	local c=sx n=0
+	# (ev: the events; X(cat): the slices of cat; B(id): the slices of flow id)
+	local X='X = lambda c: [e for e in ev if e.get("cat") == c]; B = lambda b: [e for e in ev if e.get("bind_id") == b]; '
+	trace_mutate "a flow dropped (its binding on the wait)" \
+		"${X}w = B('0x3')[1]; del w['bind_id'], w['flow_in']" \
+		"stall 2 (cpu 0 seq 2, app[100/100]) joined to submit cpu 1 seq 1: its slice is the in end of no flow"
+	trace_mutate "a flow dropped (both ends)" \
+		"${X}"'[(e.pop("bind_id"), e.pop("flow_in", None), e.pop("flow_out", None)) for e in B("0x3")]' \
+		"joined to submit cpu 1 seq 1: its slice is the in end of no flow"
+	trace_mutate "a submit slice dropped" \
+		"${X}ev.remove(B('0x2')[0])" \
+		"stall 1 (cpu 0 seq 1, app[100/101]) joined to submit cpu 1 seq 0: flow 0x2 has 0 out ends, want 1 (the submit's slice)"
+	trace_mutate "every submit slice dropped" \
+		"${X}"'[ev.remove(e) for e in X("i915.submit")]' \
+		"0 submit slices, 5 stalls joined to their submit records in the log"
+	trace_mutate "a submit slice on the waiter's thread" \
+		"${X}B('0x4')[0]['pid'] = 100; B('0x4')[0]['tid'] = 100" \
+		"its submit slice is on 100/100, the submitter is 300/301"
+	trace_mutate "a submit slice a nanosecond late" \
+		"${X}B('0x4')[0]['ts'] = Decimal('2000.001')" \
+		"its submit slice at ts 2000.001 dur 0.000, the submit record's start 2000000 ns (dur 0)"
+	trace_mutate "two flows of one submit record crossed" \
+		"${X}a, b = B('0x1')[1], B('0x2')[1]; a['bind_id'], b['bind_id'] = '0x2', '0x1'" \
+		"stall 0 (cpu 0 seq 0, app[100/100]) joined to submit cpu 1 seq 0: submit slice args.waiter is 'app[100/101]', the log's 'app[100/100]'"
+	trace_mutate "two flows of two submitters crossed" \
+		"${X}a, b = B('0x1')[1], B('0x3')[1]; a['bind_id'], b['bind_id'] = '0x3', '0x1'" \
+		"joined to submit cpu 1 seq 0: its submit slice is on 201/202, the submitter is 201/201"
+	trace_mutate "a flow to a wait whose submit record is gone" \
+		"${X}X('i915.stall')[4].update(bind_id='0x9', flow_in=True); X('i915.submit')[0].update(bind_id='0x9')" \
+		"stall 4 (cpu 0 seq 4, app[100/100]): submit gone, but its slice has flow 0x9"
+	trace_mutate "a flow to a wait not recorded" \
+		"${X}X('i915.stall')[5].update(bind_id='0x9', flow_in=True)" \
+		"submit not_recorded, but its slice has flow 0x9"
+	trace_mutate "a submit slice left over" \
+		"${X}"'import copy; d = copy.deepcopy(B("0x5")[0]); d["bind_id"] = "0x6"; ev.append(d)' \
+		"submit slice at 18000.000 on 100/100 (flow 0x6): the out end of no joined stall's flow"
+	trace_mutate "a submit slice with both ends" \
+		"${X}B('0x5')[0]['flow_in'] = True" \
+		"bind_id 0x5, flow_in True, flow_out True: not one end of one flow"
+	trace_mutate "the submitter's stack changed" \
+		"${X}"'X("i915.submit")[0]["args"]["user_stack"].pop()' \
+		"submit slice args.user_stack is"
+	trace_mutate "the submitter's stack frame renamed" \
+		"${X}"'T["stackFrames"][str(X("i915.submit")[0]["sf"])]["name"] = "x"' \
+		"submit slice sf gives"
+	trace_mutate "the wait's submitter changed" \
+		"${X}"'X("i915.stall")[0]["args"]["submitter"] = "vk-client[201/202]"' \
+		"args.submitter is 'vk-client[201/202]', the log's 'vk-client[201/201]'"
 }

@@ -16,6 +16,14 @@
   pprof_check.py sites SUMMARY.json|DIFF.json TAGGED
       "pprof -tagfocus site=SITE -top" per site (TAGGED: lines "SITE WAIT
       COUNT"): summary's count and total, or diff's change
+  pprof_check.py submitters SUMMARY.json REPORT.json TAGS_WAIT TAGS_COUNT FOCUSED
+      format 1.4: "pprof -tags" (wait, count) and "pprof -tagfocus KEY=VALUE
+      -top" (FOCUSED: lines "KEY VALUE WAIT COUNT", KEY submit or
+      submitter, "- - WAIT COUNT" for -tagignore submit=.): per submitter
+      and per status the stalls and wait of the report's join (its
+      "submit"), and per submitter's comm and status those of "summary
+      --submitter" (its markers "[submitted by COMM]", "[submit record
+      gone]", "[submit not recorded]", "[submitter unknown]")
 
 A function's name in the profile is the reader's frame key: the symbol, or
 the placeholder summary shows for an unresolved frame ("[unknown 0xADDR]",
@@ -231,6 +239,115 @@ def cmd_sites(doc, tagged):
           (len(got), "diff" if "rows" in D else "summary"))
 
 
+NUMERIC = ("pid", "tid", "submitter_pid", "submitter_tid")
+
+
+def parse_tags(path):
+    """pprof -tags: {key: (total, {value: amount})}"""
+    out, cur = {}, None
+    for line in open(path):
+        line = line.rstrip("\n")
+        m = re.match(r"^ *(\S+): Total (\S+)$", line)
+        if m:
+            cur = {}
+            out[m.group(1)] = (tag_num(m.group(2)), cur)
+            key = m.group(1)
+            continue
+        m = re.match(r"^ *(\S+) \( *[\d.]+%\): (.*)$", line)
+        if m and cur is not None:
+            v = m.group(2)
+            if key in NUMERIC:
+                v = re.sub(r"ns$", "", v)
+            if v in cur:
+                err("pprof -tags: %s %r twice" % (key, v))
+            cur[v] = tag_num(m.group(1))
+    return out
+
+
+def tag_num(s):
+    """"6000000.0ns", "3.0": an exact whole number"""
+    m = re.fullmatch(r"(-?\d+)(?:\.0+)?(ns)?", s)
+    if not m:
+        raise ValueError("not a whole value: %r (use -unit=ns)" % s)
+    return int(m.group(1))
+
+
+def cmd_submitters(summary, report, tags_wait, tags_count, focused):
+    S = json.load(open(summary))
+    if len(S["stacks"]) >= 1000:
+        err("summary has %d stacks: run it with a larger --top" % len(S["stacks"]))
+    # the report's join, stall by stall: [wait, count] per label value
+    want = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    none = [0, 0]
+    for s in stalls(report):
+        sub = s.get("submit")
+        w = s["duration_ns"]
+        vals = []
+        if sub:
+            vals.append(("submit", sub["status"]))
+        if sub and sub["status"] == "recorded":
+            vals += [("submitter", "%s[%d]" % (sub["comm"], sub["pid"])),
+                     ("submitter_pid", str(sub["pid"])), ("submitter_tid", str(sub["tid"]))]
+        if not sub:
+            none[0] += w
+            none[1] += 1
+        for k, v in vals:
+            want[k][v][0] += w
+            want[k][v][1] += 1
+    # summary --submitter's, by marker
+    markers = defaultdict(lambda: [0, 0])
+    for g in S["stacks"]:
+        if not g.get("submitter"):
+            err("summary stack %s has no submitter: run summary --submitter" % g["stack"])
+            continue
+        markers[g["submitter"][0]][0] += g["total_ns"]
+        markers[g["submitter"][0]][1] += g["count"]
+    tags = [parse_tags(tags_wait), parse_tags(tags_count)]
+    got = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for i in (0, 1):
+        for k in ("submit", "submitter", "submitter_pid", "submitter_tid"):
+            total, vals = tags[i].get(k, (0, {}))
+            if total != sum(vals.values()):
+                err("pprof -tags %s: total %d, its values sum to %d" % (k, total, sum(vals.values())))
+            for v, n in vals.items():
+                got[k][v][i] = n
+    for k in ("submit", "submitter", "submitter_pid", "submitter_tid"):
+        for v in sorted(set(want[k]) | set(got[k])):
+            if want[k].get(v) != got[k].get(v):
+                err("pprof -tags %s=%s: %s (wait, stalls), the report's join %s" %
+                    (k, v, got[k].get(v), want[k].get(v)))
+    # pprof's by comm and status, summary's by marker
+    pm = defaultdict(lambda: [0, 0])
+    for v, (w, c) in got["submitter"].items():
+        m = re.fullmatch(r"(.*)\[\d+\]", v)
+        pm["[submitted by %s]" % m.group(1)][0] += w
+        pm["[submitted by %s]" % m.group(1)][1] += c
+    for st, mk in (("gone", "[submit record gone]"), ("not_recorded", "[submit not recorded]")):
+        if st in got["submit"]:
+            pm[mk] = list(got["submit"][st])
+    labelled = [sum(v[i] for v in got["submit"].values()) for i in (0, 1)]
+    unknown = [S["total_ns"] - labelled[0], S["count"] - labelled[1]]
+    if unknown != [0, 0]:
+        pm["[submitter unknown]"] = unknown
+    if unknown != none:
+        err("stalls without submit label: %s (wait, stalls), the report's without a submitter %s" %
+            (unknown, none))
+    for mk in sorted(set(pm) | set(markers)):
+        if pm.get(mk) != markers.get(mk):
+            err("%s: pprof %s (wait, stalls), summary --submitter %s" % (mk, pm.get(mk), markers.get(mk)))
+    # -tagfocus KEY=VALUE (and -tagignore submit=.): the same amounts
+    nf = 0
+    for line in open(focused):
+        k, v, w, c = line.split()
+        nf += 1
+        want_v = none if k == "-" else want[k].get(v, [0, 0])
+        if [int(w), int(c)] != want_v:
+            err("pprof -tagfocus %s=%s: %s, %s, the report's join %s" % (k, v, w, c, want_v))
+    print("pprof -tags: %d submitters, %d statuses, %d -tagfocus runs%s" %
+          (len(got["submitter"]), len(got["submit"]), nf,
+           "" if errors else " as the report and summary --submitter"))
+
+
 def strip_c(k):
     return ";".join(f[:-4] if f.endswith("_[c]") else f for f in k.split(";"))
 
@@ -277,7 +394,8 @@ def main():
     if cmd == "hide":
         print("^(%s)$" % "|".join(re.escape(n) for n in kernel_names(args[0])))
         return
-    {"top": cmd_top, "traces": cmd_traces, "diff": cmd_diff, "sites": cmd_sites}[cmd](*args)
+    {"top": cmd_top, "traces": cmd_traces, "diff": cmd_diff, "sites": cmd_sites,
+     "submitters": cmd_submitters}[cmd](*args)
     for e in errors:
         print(e)
     sys.exit(1 if errors else 0)

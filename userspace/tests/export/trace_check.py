@@ -15,15 +15,25 @@ log (its records, sorted by start time, and their frames' lines).  Checked:
                 every argument the record's, "kernel_stack"/"user_stack" the
                 text report's frame lines, "sf" the stack root first (user
                 frames outermost first, then the kernel's)
+  submit slices ("cat":"i915.submit", format 1.4) one per stall joined to
+                its submit record (the JSON report's "submit", status
+                "recorded"): on the submitter's process and thread, named
+                "submit", "ts" the submit record's start, "dur" 0, the
+                submitter, fence, waiter and "user_stack" (the text
+                report's "submit stack" lines) in args, "sf" that stack
   engine slices ("cat":"i915.work") on the track of the stall's engine in
                 the process of its GPU: each stall inside exactly one, of its
                 fence; each slice spans exactly its stalls and counts them
   tracks        every slice nests in or follows the ones before it on its
                 track; every process and thread used is named
-  flows         the log has no submit records (a later format's), so there
-                is no flow; any flow event must also be well formed (an "s"
-                with its "f", a "flow_out" with its "flow_in", each bound to
-                a slice of its thread)
+  flows         Perfetto's flow binding: each joined stall's slice has
+                "flow_in" and a "bind_id" that exactly one other slice has,
+                with "flow_out": its submit slice; a stall whose submit
+                record is gone or was not made, or that has no fence, has
+                no flow; no slice has two ends, no bind_id is used twice, no
+                submit slice is left without its stall; no flow events
+                ("s", "t", "f": the reader writes none; any must still be
+                well formed, an "s" with its "f")
   nothing else  no other event
 
 Numbers are read as decimals, exactly.  Exits 1 with what failed.
@@ -55,23 +65,28 @@ def clean(s):
 
 
 def report_blocks(path):
-    """Per stall of the text report: its kernel and user frame lines."""
+    """Per stall of the text report: its kernel, user and submitter's user
+    frame lines."""
     out = []
     for b in open(path, encoding="utf-8", errors="surrogateescape").read().split("\n\n"):
         lines = b.strip("\n").split("\n")
         if not lines or not re.match(r"^\d+\.\d{9} ", lines[0]):
             continue
-        k, u, cur = [], [], None
+        k, u, sub, cur = [], [], [], None
         for line in lines[1:]:
             if line.startswith("  kernel stack:"):
                 cur = k
             elif line.startswith("  user stack:"):
                 cur = u
+            elif line.startswith("  submit stack:"):
+                cur = sub
+            elif line.startswith("  submitted"):
+                cur = None
             elif cur is not None:
                 m = re.match(r"^    #\d+ +(0x[0-9a-f]{16} .*)$", line)
                 if m:
                     cur.append(m.group(1))
-        out.append((k, u))
+        out.append((k, u, sub))
     return out
 
 
@@ -96,7 +111,42 @@ def want_args(s, k, u):
     if end:
         a["user_stack_end"] = end["reason"] + \
             (" " + end["addr"] if end["reason"] in ("no CFI for", "no mapping for", "unwinding failed at") else "")
+    sub = s.get("submit")
+    if sub:
+        a["submit"] = sub["status"]
+        if sub["status"] == "recorded":
+            a["submitter"] = "%s[%d/%d]" % (clean(sub["comm"]), sub["pid"], sub["tid"])
+            a["queued_ns"] = sub["queued_ns"]
     return a
+
+
+def want_submit_args(s, lines):
+    """The args of the submit slice of stall s, joined; lines: the text
+    report's submit stack lines"""
+    sub = s["submit"]
+    f = sub["fence"]
+    return {
+        "comm": clean(sub["comm"]), "pid": sub["pid"], "tid": sub["tid"], "engine": engine_of(sub),
+        "fence": "%d:%d" % (int(f["context"], 16), f["seqno"]), "cpu": sub["cpu"], "seq": sub["seq"],
+        "queued_ns": sub["queued_ns"], "waiter": "%s[%d/%d]" % (clean(s["comm"]), s["pid"], s["tid"]),
+        "user_stack": lines,
+    }
+
+
+def stack_of(frames, node, who):
+    """The frames of stackFrames node, root first"""
+    got = []
+    while node is not None:
+        f = frames.get(str(node))
+        if f is None:
+            err("%s: stack frame %s is not in stackFrames" % (who, node))
+            break
+        got.append((f["category"], f["name"]))
+        node = f.get("parent")
+        if len(got) > 1000:
+            err("%s: stackFrames loops" % who)
+            break
+    return list(reversed(got))
 
 
 def main():
@@ -116,7 +166,7 @@ def main():
         err("otherData.clock is not CLOCK_MONOTONIC")
 
     pnames, tnames = {}, {}
-    stall_sl, work_sl, flows, other = [], [], [], []
+    stall_sl, work_sl, sub_sl, flows, other = [], [], [], [], []
     for e in ev:
         ph = e.get("ph")
         if ph == "M":
@@ -130,14 +180,14 @@ def main():
             stall_sl.append(e)
         elif ph == "X" and e.get("cat") == "i915.work":
             work_sl.append(e)
+        elif ph == "X" and e.get("cat") == "i915.submit":
+            sub_sl.append(e)
         elif ph in ("s", "t", "f"):
             flows.append(e)
         else:
             other.append(e)
-        if ph == "X" and ("bind_id" in e or "flow_in" in e or "flow_out" in e):
-            flows.append(e)
     for e in other[:5]:
-        err("an event that is no stall, work, name or flow: %s" % json.dumps(e, default=str)[:200])
+        err("an event that is no stall, submit, work, name or flow: %s" % json.dumps(e, default=str)[:200])
 
     # ---- stall slices: each stall's by process, CPU and sequence number
     # (a record's identity within its input; the same input twice gives
@@ -169,7 +219,7 @@ def main():
         if ns(sl["ts"]) != s["start_ns"] or ns(sl["dur"]) != s["duration_ns"]:
             err("%s: ts %s dur %s, the record's start %d ns and wait %d ns" %
                 (who, sl["ts"], sl["dur"], s["start_ns"], s["duration_ns"]))
-        k, u = blocks[i] if i < len(blocks) else ([], [])
+        k, u, _ = blocks[i] if i < len(blocks) else ([], [], [])
         a = want_args(s, k, u)
         if sl.get("args") != a:
             got = sl.get("args") or {}
@@ -178,19 +228,9 @@ def main():
                     err("%s: args.%s is %r, the log's %r" % (who, key, got.get(key), a.get(key)))
         # the stack of the slice, root first
         want = [("user", l[19:]) for l in reversed(u)] + [("kernel", l[19:]) for l in reversed(k)]
-        got, node = [], sl.get("sf")
-        while node is not None:
-            f = frames.get(str(node))
-            if f is None:
-                err("%s: stack frame %s is not in stackFrames" % (who, node))
-                break
-            got.append((f["category"], f["name"]))
-            node = f.get("parent")
-            if len(got) > 1000:
-                err("%s: stackFrames loops" % who)
-                break
-        if list(reversed(got)) != want:
-            err("%s: sf gives %s, the report's frames %s" % (who, list(reversed(got)), want))
+        got = stack_of(frames, sl.get("sf"), who)
+        if got != want:
+            err("%s: sf gives %s, the report's frames %s" % (who, got, want))
         s["_slice"] = sl
 
     # ---- engine slices
@@ -240,7 +280,7 @@ def main():
 
     # ---- tracks: proper nesting, names
     tracks = defaultdict(list)
-    for e in stall_sl + work_sl:
+    for e in stall_sl + work_sl + sub_sl:
         tracks[(e["pid"], e["tid"])].append(e)
     for (p, t), es in tracks.items():
         if p not in pnames:
@@ -257,20 +297,78 @@ def main():
                 err("track %d/%d: slice %s at %s overlaps the one before without nesting" % (p, t, e["name"], e["ts"]))
             open_ends.append(b)
 
-    # ---- flows
+    # ---- submits and flows: the slices' bindings by bind_id
+    ends = defaultdict(lambda: ([], []))     # bind_id: (flow_out slices, flow_in slices)
+    for e in stall_sl + work_sl + sub_sl:
+        if "bind_id" in e or "flow_in" in e or "flow_out" in e:
+            if "bind_id" not in e or bool(e.get("flow_in")) == bool(e.get("flow_out")):
+                err("slice %s at %s on %d/%d: bind_id %s, flow_in %s, flow_out %s: not one end of one flow" %
+                    (e["name"], e["ts"], e["pid"], e["tid"], e.get("bind_id"), e.get("flow_in"), e.get("flow_out")))
+                continue
+            ends[e["bind_id"]][0 if e.get("flow_out") else 1].append(e)
+    used = set()
+    njoined = 0
+    for i, s, sl, who in pairs:
+        sub = s.get("submit")
+        if not sub or sub["status"] != "recorded":
+            if "bind_id" in sl or "flow_in" in sl or "flow_out" in sl:
+                err("%s: submit %s, but its slice has flow %s" %
+                    (who, sub["status"] if sub else "none", sl.get("bind_id")))
+            continue
+        njoined += 1
+        who += " joined to submit cpu %d seq %d" % (sub["cpu"], sub["seq"])
+        if not sl.get("flow_in") or "bind_id" not in sl:
+            err("%s: its slice is the in end of no flow" % who)
+            continue
+        outs, ins = ends.get(sl["bind_id"], ([], []))
+        if len(ins) != 1:
+            err("%s: flow %s has %d in ends" % (who, sl["bind_id"], len(ins)))
+        if len(outs) != 1:
+            err("%s: flow %s has %d out ends, want 1 (the submit's slice)" % (who, sl["bind_id"], len(outs)))
+            continue
+        o = outs[0]
+        used.add(id(o))
+        if o.get("cat") != "i915.submit" or o["name"] != "submit":
+            err("%s: flow %s starts at %s %s, not a submit slice" % (who, sl["bind_id"], o.get("cat"), o["name"]))
+            continue
+        if (o["pid"], o["tid"]) != (sub["pid"], sub["tid"]):
+            err("%s: its submit slice is on %d/%d, the submitter is %d/%d" %
+                (who, o["pid"], o["tid"], sub["pid"], sub["tid"]))
+        if ns(o["ts"]) != sub["start_ns"] or ns(o["dur"]) != 0:
+            err("%s: its submit slice at ts %s dur %s, the submit record's start %d ns (dur 0)" %
+                (who, o["ts"], o["dur"], sub["start_ns"]))
+        lines = blocks[i][2] if i < len(blocks) else []
+        a = want_submit_args(s, lines)
+        got = o.get("args") or {}
+        for key in sorted(set(a) | set(got)):
+            if got.get(key) != a.get(key):
+                err("%s: submit slice args.%s is %r, the log's %r" % (who, key, got.get(key), a.get(key)))
+        want = [("user", l[19:]) for l in reversed(lines)]
+        gsf = stack_of(frames, o.get("sf"), who)
+        if gsf != want:
+            err("%s: submit slice sf gives %s, the report's submit stack %s" % (who, gsf, want))
+    if len(sub_sl) != njoined:
+        err("%d submit slices, %d stalls joined to their submit records in the log" % (len(sub_sl), njoined))
+    for o in sub_sl:
+        if id(o) not in used:
+            err("submit slice at %s on %d/%d (flow %s): the out end of no joined stall's flow" %
+                (o["ts"], o["pid"], o["tid"], o.get("bind_id")))
+    for b, (outs, ins) in ends.items():
+        if len(outs) != 1 or len(ins) != 1:
+            err("flow %s: %d out ends, %d in ends" % (b, len(outs), len(ins)))
+        for e in outs + ins:
+            if e.get("cat") not in ("i915.submit", "i915.stall"):
+                err("flow %s: bound to %s %s, neither a submit nor a stall" % (b, e.get("cat"), e["name"]))
+    # flow events (the reader binds flows to slices instead)
     for e in flows:
-        err("flow %s %s: the log has no submit records, so no flow" %
-            (e.get("ph"), e.get("id", e.get("bind_id"))))
+        err("flow %s %s: a flow event, the reader writes none (bind_id on slices)" %
+            (e.get("ph"), e.get("id")))
     starts = {(e.get("cat"), e.get("id")) for e in flows if e.get("ph") == "s"}
-    ends = {(e.get("cat"), e.get("id")) for e in flows if e.get("ph") == "f"}
-    for k in sorted(starts - ends, key=str):
+    fends = {(e.get("cat"), e.get("id")) for e in flows if e.get("ph") == "f"}
+    for k in sorted(starts - fends, key=str):
         err("flow %s: an 's' without its 'f'" % (k,))
-    for k in sorted(ends - starts, key=str):
+    for k in sorted(fends - starts, key=str):
         err("flow %s: an 'f' without its 's'" % (k,))
-    outs = {e["bind_id"] for e in flows if e.get("flow_out")}
-    ins = {e["bind_id"] for e in flows if e.get("flow_in")}
-    for b in sorted(outs ^ ins):
-        err("flow %s: a flow_out without flow_in or the reverse" % b)
     for e in flows:
         if e.get("ph") in ("s", "t", "f"):
             t = ns(e["ts"])
@@ -279,8 +377,9 @@ def main():
 
     for e in errors:
         print(e)
-    print("trace: %d stall slices, %d work slices, %d tracks, %d stack frames, %d flows: %s" %
-          (len(stall_sl), len(work_sl), len(tracks), len(frames), len(flows),
+    print("trace: %d stall slices, %d submit slices, %d work slices, %d tracks, %d stack frames, "
+          "%d flows: %s" %
+          (len(stall_sl), len(sub_sl), len(work_sl), len(tracks), len(frames), len(ends),
            "%d problems" % len(errors) if errors else "as the log"))
     sys.exit(1 if errors else 0)
 
