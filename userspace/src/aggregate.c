@@ -55,8 +55,8 @@ static struct group *groups_get_x(struct groups *G, const char *key, size_t len,
 	if ((G->n + 1) * 2 > G->hcap) {
 		size_t nc = G->hcap ? G->hcap * 2 : 64;
 
-		free(G->ht);
-		G->ht = xcalloc(nc, sizeof(*G->ht));
+		huge_free(G->ht, G->hcap, sizeof(*G->ht));
+		G->ht = xhuge_calloc(nc, sizeof(*G->ht));
 		G->hcap = nc;
 		for (i = 0; i < G->n; i++) {
 			for (h = G->g[i].hash & (nc - 1); G->ht[h]; h = (h + 1) & (nc - 1))
@@ -202,7 +202,7 @@ void groups_free(struct groups *G)
 	for (i = 0; i < G->n; i++)
 		free(G->g[i].d);
 	free(G->g);
-	free(G->ht);
+	huge_free(G->ht, G->hcap, sizeof(*G->ht));
 	free(G->ids);
 	arena_free(G->arena, G->narena);
 	memset(G, 0, sizeof(*G));
@@ -265,7 +265,7 @@ static int qcmp_total(const void *a, const void *b)
 void groups_sort_total(struct groups *G)
 {
 	xqsort(G->g, G->n, sizeof(*G->g), qcmp_total);
-	free(G->ht);	/* indexes changed */
+	huge_free(G->ht, G->hcap, sizeof(*G->ht));	/* indexes changed */
 	G->ht = NULL;
 	G->hcap = 0;
 	free(G->ids);

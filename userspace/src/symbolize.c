@@ -170,12 +170,12 @@ static void ct_reserve(struct ctable *T)
 	if ((T->n + 1) * 2 <= T->cap)
 		return;
 	T->cap = oc ? oc * 2 : 1024;
-	T->t = xcalloc(T->cap, sizeof(*T->t));
+	T->t = xhuge_calloc(T->cap, sizeof(*T->t));
 	C.bytes += (T->cap - oc) * sizeof(*T->t);
 	for (i = 0; i < oc; i++)
 		if (old[i].e)
 			ct_put(T, old[i].e);
-	free(old);
+	huge_free(old, oc, sizeof(*old));
 }
 
 static void q_push(struct ctable *T, struct centry *e)
@@ -224,12 +224,75 @@ static void ct_del(struct ctable *T, size_t i)
 	T->n--;
 }
 
+/*
+ * The frames' allocations (FENT_ALIGN multiples), carved from chunks on
+ * huge pages (xhuge_calloc()), a free list per size; the larger ones from
+ * the heap.  Read at random on distinct stacks: see xhuge_calloc().
+ */
+#define SLAB_CHUNK (8u << 20)
+#define SLAB_CLASSES 64		/* up to 64 * FENT_ALIGN bytes */
+static struct {
+	char *cur, *end;
+	void *free[SLAB_CLASSES + 1];
+	char **chunks;
+	size_t nchunks;
+} slab;
+
+static void *slab_alloc(size_t len)
+{
+	size_t cl = len / FENT_ALIGN;
+	void *p;
+
+	if (cl > SLAB_CLASSES)
+		return xaligned_alloc(FENT_ALIGN, len);
+	if (slab.free[cl]) {
+		p = slab.free[cl];
+		memcpy(&slab.free[cl], p, sizeof(void *));
+		return p;
+	}
+	if ((size_t)(slab.end - slab.cur) < len) {
+		slab.chunks = xreallocarray(slab.chunks, slab.nchunks + 1, sizeof(*slab.chunks));
+		slab.cur = slab.chunks[slab.nchunks++] = xhuge_calloc(1, SLAB_CHUNK);
+		slab.end = slab.cur + SLAB_CHUNK;
+	}
+	p = slab.cur;
+	slab.cur += len;
+	return p;
+}
+
+static void slab_release(void *p, size_t len)
+{
+	size_t cl = len / FENT_ALIGN;
+
+	if (cl > SLAB_CLASSES) {
+		free(p);
+		return;
+	}
+	memcpy(p, &slab.free[cl], sizeof(void *));
+	slab.free[cl] = p;
+}
+
+static void slab_cleanup(void)
+{
+	size_t i;
+
+	for (i = 0; i < slab.nchunks; i++)
+		huge_free(slab.chunks[i], 1, SLAB_CHUNK);
+	free(slab.chunks);
+	memset(&slab, 0, sizeof(slab));
+}
+
+/* a frame's allocation starts pre bytes before it (pre > 0), a stack's
+ * at the entry */
 static void free_entry(struct centry *e)
 {
 	C.bytes -= e->bytes;
 	if (e->reused)
 		free(((struct sent *)e)->text);
-	free((char *)e - e->pre);
+	if (e->pre)
+		slab_release((char *)e - e->pre, e->bytes);
+	else
+		free(e);
 }
 
 #define EVICT_AHEAD 8
@@ -503,7 +566,7 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	len = (pre + sizeof(*e) + fold + key + 2 + name + mod + src + FENT_ALIGN - 1) /
 	      FENT_ALIGN * FENT_ALIGN;
 	make_room(len);
-	base = xaligned_alloc(FENT_ALIGN, len);
+	base = slab_alloc(len);
 	e = (struct fent *)(void *)(base + pre);
 	memset(e, 0, sizeof(*e));
 	e->c.hash = hash;
@@ -819,7 +882,7 @@ static uint32_t *seen_place(uint64_t h, uint32_t *tag)
 
 		while (n * sizeof(*C.seen) * SEEN_SHARE < C.budget)
 			n *= 2;
-		C.seen = xcalloc(n, sizeof(*C.seen));
+		C.seen = xhuge_calloc(n, sizeof(*C.seen));
 		C.seen_mask = n - 1;
 		C.bytes += n * sizeof(*C.seen);
 	}
@@ -1318,7 +1381,7 @@ static void ct_free(struct ctable *T)
 	for (i = 0; i < T->cap; i++)
 		if (T->t[i].e)
 			free_entry(T->t[i].e);
-	free(T->t);
+	huge_free(T->t, T->cap, sizeof(*T->t));
 	free(T->q);
 	memset(T, 0, sizeof(*T));
 }
@@ -1328,8 +1391,10 @@ void sym_cleanup(void)
 	sym_stats();
 	ct_free(&C.stacks);
 	ct_free(&C.frames);
+	slab_cleanup();
 	sb_free(&C.tmp);
-	free(C.seen);
+	if (C.seen)
+		huge_free(C.seen, C.seen_mask + 1, sizeof(*C.seen));
 	free(C.scratch[0]);
 	free(C.scratch[1]);
 	free(C.scratch[2]);
