@@ -1417,16 +1417,3 @@ const char *reason_text(enum reason r)
 
 	return (unsigned int)r < R_COUNT ? t[r] : "?";
 }
-
-const char *uend_text(enum uend e)
-{
-	switch (e) {
-	case UEND_SNAPSHOT: return "snapshot exhausted";
-	case UEND_NO_CFI: return "no CFI for";
-	case UEND_NO_MAP: return "no mapping for";
-	case UEND_DEPTH: return "depth limit";
-	case UEND_ERROR: return "unwinding failed at";
-	case UEND_COMPAT: return "32-bit task, not unwound";
-	default: return NULL;
-	}
-}

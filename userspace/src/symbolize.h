@@ -74,8 +74,6 @@ struct sstack {
 	uint8_t end;			/* enum uend */
 	uint64_t end_addr;
 };
-/* An end's text ("no CFI for", ...); NULL for UEND_NONE */
-const char *uend_text(enum uend e);
 
 /*
  * 1.4: who submitted the request a stall awaited (join.h), symbolized as

@@ -710,3 +710,16 @@ void unwind_snapshot(struct aspace *as, const struct srec *r, struct ucfi *out)
 	}
 	memset(&U, 0, sizeof(U));
 }
+
+const char *uend_text(enum uend e)
+{
+	switch (e) {
+	case UEND_SNAPSHOT: return "snapshot exhausted";
+	case UEND_NO_CFI: return "no CFI for";
+	case UEND_NO_MAP: return "no mapping for";
+	case UEND_DEPTH: return "depth limit";
+	case UEND_ERROR: return "unwinding failed at";
+	case UEND_COMPAT: return "32-bit task, not unwound";
+	default: return NULL;
+	}
+}

@@ -29,6 +29,10 @@ enum uend {
 	UEND_COMPAT,		/* a 32-bit task: not unwound */
 	UEND_COUNT
 };
+/* An end's text ("no CFI for", ...), as the outputs print it; NULL for
+ * UEND_NONE */
+const char *uend_text(enum uend e);
+
 #define USTACK_CFI_MAX 64
 struct ucfi {
 	unsigned int n;
