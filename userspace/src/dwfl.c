@@ -38,7 +38,6 @@
 #include <unistd.h>
 
 #include "archive.h"
-#include "unwind.h"
 #include "usym.h"
 
 #define PAGE_MASK_4K (~(uint64_t)4095)
@@ -52,7 +51,13 @@ static struct {
 	struct aspace *lru_head, *lru_tail;	/* most recently used first */
 	size_t nopen;
 	bool warned_special;
+	void (*on_close)(struct aspace *as);	/* dwfl_on_close() */
 } D;
+
+void dwfl_on_close(void (*fn)(struct aspace *as))
+{
+	D.on_close = fn;
+}
 
 /* ---------------------------------------------------------------- paths */
 
@@ -582,7 +587,8 @@ void dwfl_space_close(struct aspace *as)
 	dwfl_end(as->dwfl);
 	as->dwfl = NULL;
 	as->all_reported = false;
-	unwind_space_close(as);
+	if (D.on_close)
+		D.on_close(as);
 	lru_unlink(as);
 	D.nopen--;
 	for (i = 0; i < as->nmods; i++)

@@ -18,8 +18,11 @@ static struct {
 	unsigned long unw_fast, unw_libdw, rules_hit, rules_miss;
 } D;
 
+static void unwind_space_close(struct aspace *as);
+
 void unwind_init(void)
 {
+	dwfl_on_close(unwind_space_close);
 	D.libdw_unwind = getenv("I915_STALLS_UNWIND") &&
 			 !strcmp(getenv("I915_STALLS_UNWIND"), "libdw");
 }
@@ -283,7 +286,9 @@ static void cfi_cache_free(struct aspace *as)
 	}
 }
 
-void unwind_space_close(struct aspace *as)
+/* A space's Dwfl is closed (dwfl_on_close()): forget what was attached
+ * and cached on it. */
+static void unwind_space_close(struct aspace *as)
 {
 	as->attached = false;
 	as->cfi_fast = 0;

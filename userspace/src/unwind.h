@@ -44,10 +44,8 @@ struct ucfi {
 };
 void unwind_snapshot(struct aspace *as, const struct srec *r, struct ucfi *out);
 
-/* ---- internal: aspace.c and dwfl.c ---- */
+/* ---- internal: aspace.c ---- */
 void unwind_init(void);
 void unwind_end(void);		/* -v: how many walks each way */
-/* A space's Dwfl is closed: forget what was attached and cached on it. */
-void unwind_space_close(struct aspace *as);
 
 #endif
