@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * i915-stalls report: every stall, sorted by time (text, JSON); folded,
- * SVG and the formats of other tools are walked in cmd-export.c, which
+ * SVG and the formats of other tools are walked in export.c, which
  * summary shares.
  *
  * Data flows one way: decode (session.c) -> symbolize (symbolize.c) ->
