@@ -184,7 +184,16 @@ a, b = "<!-- bench-reader:", "<!-- bench-reader end -->"
 block = old[old.index(a):old.index(b) + len(b)] + "\n\n" if a in old else ""
 tail = old[old.index("## 7. "):] if "## 7. " in old else ""
 i = new.index("## 6. ")
-open(sys.argv[2], "w").write((new[:i] + block + new[i:]).rstrip("\n") + "\n\n" + tail)
+new = new[:i] + block + new[i:]
+# and section 5b's rows of the goal table, after figure 5's
+rows = [l for l in old.partition("\n## 1.")[0].split("\n") if l.startswith("| 5b |")]
+head, sep, rest = new.partition("\n## 1.")
+lines = head.split("\n")
+last5 = max((j for j, l in enumerate(lines) if l.startswith("| 5 |")), default=None)
+if rows and last5 is not None:
+    lines[last5 + 1:last5 + 1] = rows
+    new = "\n".join(lines) + sep + rest
+open(sys.argv[2], "w").write(new.rstrip("\n") + "\n\n" + tail)
 PY
 	echo "bench: wrote docs/performance.md (figure 1, sections 5b and 7 kept)"
 	exit 0

@@ -46,16 +46,17 @@ static void arena_free(char **chunks, size_t n)
 
 /* ---------------------------------------------------------------- groups */
 
-struct group *groups_get(struct groups *G, const char *key, size_t len)
+/* ids: key is frame numbers (a text key never equals one: ids differ) */
+static struct group *groups_get_x(struct groups *G, const char *key, size_t len, bool ids)
 {
-	uint64_t hash = hash_bytes(key, len, 0x6a09e667);
+	uint64_t hash = hash_bytes(key, len, ids ? 0x1d5 : 0x6a09e667);
 	size_t i, h;
 
 	if ((G->n + 1) * 2 > G->hcap) {
 		size_t nc = G->hcap ? G->hcap * 2 : 64;
 
-		free(G->ht);
-		G->ht = xcalloc(nc, sizeof(*G->ht));
+		huge_free(G->ht, G->hcap, sizeof(*G->ht));
+		G->ht = xhuge_calloc(nc, sizeof(*G->ht));
 		G->hcap = nc;
 		for (i = 0; i < G->n; i++) {
 			for (h = G->g[i].hash & (nc - 1); G->ht[h]; h = (h + 1) & (nc - 1))
@@ -66,7 +67,8 @@ struct group *groups_get(struct groups *G, const char *key, size_t len)
 	for (h = hash & (G->hcap - 1); G->ht[h]; h = (h + 1) & (G->hcap - 1)) {
 		struct group *g = &G->g[G->ht[h] - 1];
 
-		if (g->hash == hash && g->key_len == len && !memcmp(g->key, key, len))
+		if (g->hash == hash && g->key_len == len && g->ids == ids &&
+		    !memcmp(g->key, key, len))
 			return g;
 	}
 	if (G->n == G->cap) {
@@ -78,7 +80,13 @@ struct group *groups_get(struct groups *G, const char *key, size_t len)
 	G->g[G->n].key = arena_put(&G->arena, &G->narena, &G->aused, key, len);
 	G->g[G->n].key_len = (uint32_t)len;
 	G->g[G->n].hash = hash;
+	G->g[G->n].ids = ids;
 	return &G->g[G->n++];
+}
+
+struct group *groups_get(struct groups *G, const char *key, size_t len)
+{
+	return groups_get_x(G, key, len, false);
 }
 
 struct group *groups_find(const struct groups *G, const char *key, size_t len)
@@ -99,16 +107,24 @@ struct group *groups_find(const struct groups *G, const char *key, size_t len)
 
 void group_add(struct group *g, const struct srec *r)
 {
-	if (g->n == g->cap) {
+	/* a group's first duration is in it (d1): on distinct stacks most
+	 * groups have one stall, and a million allocations took their time */
+	if (g->n && g->n >= g->cap) {	/* cap 0: d1 holds the one */
 		g->cap = g->cap ? g->cap * 2 : 4;
 		g->d = xreallocarray(g->d, g->cap, sizeof(*g->d));
+		if (g->cap == 4)
+			g->d[0] = g->d1;
 	}
 	if (!g->n || r->start_ns < g->rep_start) {
 		g->rep_start = r->start_ns;
 		g->rep_tgid = r->tgid;
 		comm_clean(g->rep_comm, r->comm, false);
 	}
-	g->d[g->n++] = r->duration_ns;
+	if (!g->cap)
+		g->d1 = r->duration_ns;
+	else
+		g->d[g->n] = r->duration_ns;
+	g->n++;
 	g->total = add_sat(g->total, r->duration_ns);
 	if (r->duration_ns > g->max)
 		g->max = r->duration_ns;
@@ -170,6 +186,8 @@ uint64_t group_pct(struct group *g, unsigned int p)
 
 	if (!g->n)
 		return 0;
+	if (!g->cap)
+		return g->d1;
 	if (!g->sorted)
 		sort_u64(g->d, g->n);
 	g->sorted = true;
@@ -184,18 +202,52 @@ void groups_free(struct groups *G)
 	for (i = 0; i < G->n; i++)
 		free(G->g[i].d);
 	free(G->g);
-	free(G->ht);
+	huge_free(G->ht, G->hcap, sizeof(*G->ht));
 	free(G->ids);
 	arena_free(G->arena, G->narena);
 	memset(G, 0, sizeof(*G));
 }
 
+/* A key of frame numbers (g->ids) as the text stack_key() makes, into b */
+static void ids_text(struct sbuf *b, const struct group *g)
+{
+	size_t i, n = g->key_len / sizeof(uint32_t), len;
+
+	for (i = 0; i < n; i++) {
+		uint32_t id;
+		const char *k;
+
+		memcpy(&id, g->key + i * sizeof(id), sizeof(id));
+		k = sym_key(id, &len);
+
+		if (i)
+			sb_putc(b, ';');
+		sb_put(b, k, len);
+	}
+}
+
 static int key_cmp(const struct group *x, const struct group *y)
 {
-	size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
-	int c = memcmp(x->key, y->key, n);
+	static struct sbuf tx, ty;	/* ties of keys by number: their texts */
+	const char *kx = x->key, *ky = y->key;
+	size_t lx = x->key_len, ly = y->key_len, n;
+	int c;
 
-	return c ? c : (x->key_len > y->key_len) - (x->key_len < y->key_len);
+	if (x->ids) {
+		sb_reset(&tx);
+		ids_text(&tx, x);
+		kx = tx.p;
+		lx = tx.len;
+	}
+	if (y->ids) {
+		sb_reset(&ty);
+		ids_text(&ty, y);
+		ky = ty.p;
+		ly = ty.len;
+	}
+	n = lx < ly ? lx : ly;
+	c = n ? memcmp(kx, ky, n) : 0;
+	return c ? c : (lx > ly) - (lx < ly);
 }
 
 static int cmp_total_desc(const struct group *x, const struct group *y)
@@ -213,7 +265,7 @@ static int qcmp_total(const void *a, const void *b)
 void groups_sort_total(struct groups *G)
 {
 	xqsort(G->g, G->n, sizeof(*G->g), qcmp_total);
-	free(G->ht);	/* indexes changed */
+	huge_free(G->ht, G->hcap, sizeof(*G->ht));	/* indexes changed */
 	G->ht = NULL;
 	G->hcap = 0;
 	free(G->ids);
@@ -274,6 +326,18 @@ size_t groups_top(const struct groups *G, size_t n, struct group **top)
 		}
 	}
 	xqsort(top, k, sizeof(*top), qcmp_ptr_total);
+	for (i = 0; i < k; i++)	/* the keys shown: as text */
+		if (top[i]->ids) {
+			struct sbuf b = { 0 };
+			struct groups *W = (struct groups *)G;
+
+			ids_text(&b, top[i]);
+			top[i]->key = arena_put(&W->arena, &W->narena, &W->aused, b.len ? b.p : "",
+						b.len);
+			top[i]->key_len = (uint32_t)b.len;
+			top[i]->ids = false;
+			sb_free(&b);
+		}
 	return k;
 }
 
@@ -363,8 +427,20 @@ struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_add
 			return &G->g[*gi];
 	}
 	sb_reset(b);
-	stack_key(b, ss, by_addr);
-	g = groups_get(G, sb_str(b), b->len);
+	if (by_addr && u && !(ss->r->flags & I915_STALL_F_KTHREAD)) {
+		/* the frames' numbers, root first: a tenth of the text's bytes */
+		uint32_t id;
+		int i;
+
+		for (i = (int)u->depth - 1; i >= 0; i--) {
+			id = u->frames[i]->key_id;
+			sb_put(b, (const char *)&id, sizeof(id));
+		}
+		g = groups_get_x(G, b->p ? b->p : "", b->len, true);
+	} else {
+		stack_key(b, ss, by_addr);
+		g = groups_get(G, sb_str(b), b->len);
+	}
 	if (gi)
 		*gi = (uint32_t)(g - G->g);
 	return g;

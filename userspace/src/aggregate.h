@@ -18,13 +18,16 @@ struct group {
 	const char *key;	/* in the groups' arena */
 	uint32_t key_len;
 	uint64_t hash;
-	uint64_t *d;		/* durations, for percentiles */
+	uint64_t *d;		/* durations, for percentiles (cap > 0) */
+	uint64_t d1;		/* the duration while there is one (cap 0) */
 	size_t n, cap;
 	uint64_t total, max;	/* total saturates */
 	uint64_t rep_start;	/* the group's first stall: its process, for "e.g." */
 	uint32_t rep_tgid;
 	char rep_comm[I915_STALL_COMM_LEN + 1];
 	bool sorted;
+	bool ids;		/* key: the frames' key_id (stack_group() by address),
+				 * its text made by groups_top() for the groups it picks */
 };
 
 struct groups {
@@ -47,7 +50,8 @@ uint64_t group_pct(struct group *g, unsigned int p);	/* nearest rank */
 void groups_free(struct groups *G);
 /* Sort all groups: by total, largest first (ties: key). */
 void groups_sort_total(struct groups *G);
-/* The n largest by total, sorted so, into top (at most n); returns how many. */
+/* The n largest by total, sorted so, into top (at most n); returns how many.
+ * Their keys are text then (ties are ordered by the text). */
 size_t groups_top(const struct groups *G, size_t n, struct group **top);
 
 /* The key of a stall's site group. */

@@ -9,7 +9,7 @@
  *   -F trace-event  Chrome's Trace Event Format JSON, a timeline for
  *                   Perfetto and chrome://tracing (fmt-trace.c)
  *
- * cmd-export.c walks the stalls (in time order for the last two) and hands
+ * export.c walks the stalls (in time order for the last two) and hands
  * each one, symbolized, to the format's writer; it also folds them for
  * -F folded and svg.  report and summary both call it.
  */
@@ -38,7 +38,7 @@ extern const struct export_fmt export_pprof, export_perf_script, export_trace_ev
  * of S that passes the filters; 0, EXIT_USAGE or EXIT_FATAL */
 int report_export(struct opts *o, struct session *S, struct out *out);
 /* report and summary -F folded or svg: every stall of S that passes the
- * filters, folded into stacks; 0 or EXIT_FATAL (cmd-export.c) */
+ * filters, folded into stacks; 0 or EXIT_FATAL (export.c) */
 int report_folded(struct opts *o, struct session *S, struct out *out);
 
 #endif

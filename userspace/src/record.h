@@ -246,8 +246,13 @@ PREFETCH_INLINE void prefetch_range(const unsigned char *p, size_t from, size_t 
 		__builtin_prefetch(p + k);
 }
 
+/* session.c: the block of a mapped input that p is in, mapped ahead
+ * (decode.c has a weak one that does nothing) */
+void input_populate(const void *p);
+
 PREFETCH_INLINE void stall_prefetch_fields(const struct stall_file *f, const unsigned char *p)
 {
+	input_populate(p);
 	prefetch_range(p, 0, f->v12 ? f->maps_offset : f->hdr.record_size);
 }
 

@@ -71,8 +71,16 @@ void filter_free(struct filter *F)
  * back with a minor fault), so the RSS does not grow with the input.
  */
 #define SHED_BYTES (64u << 20)
+#define POP_SHIFT 21
+#define POP_BLOCK ((size_t)1 << POP_SHIFT)
+#define pop_words(size) (((size) >> POP_SHIFT) / 64 + 1)
 
-static struct { void *p; size_t size; const char *path; } *maps;
+static struct {
+	void *p;
+	size_t size;
+	const char *path;
+	uint64_t *pop;		/* input_populate(): its blocks mapped since the last shed */
+} *maps;
 static size_t nmaps, touched;
 
 /* A mapped file cut short while it is read: an error, not a crash. */
@@ -114,8 +122,44 @@ void input_touched(size_t bytes)
 	if (touched < SHED_BYTES)
 		return;
 	touched = 0;
-	for (i = 0; i < nmaps; i++)
+	for (i = 0; i < nmaps; i++) {
 		madvise(maps[i].p, maps[i].size, MADV_DONTNEED);
+		memset(maps[i].pop, 0, pop_words(maps[i].size) * sizeof(*maps[i].pop));
+	}
+}
+
+/*
+ * Map the 2 MiB block of an input about to be read with one call rather
+ * than a minor fault every 16 pages: the records were three quarters of
+ * the faults of a report of a million records (the other quarter, its
+ * tables, are on huge pages).  Called for the records fetched ahead; the
+ * walks in time order read a few runs of a file at once (its CPUs'), so
+ * each block is marked when done, until the next shed.
+ */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22	/* Linux 5.14 */
+#endif
+void input_populate(const void *p)
+{
+	static bool off;
+	uintptr_t a = (uintptr_t)p;
+	size_t i, b, start, len;
+
+	for (i = 0; i < nmaps && !off; i++) {
+		if (a - (uintptr_t)maps[i].p >= maps[i].size)
+			continue;
+		b = (a - (uintptr_t)maps[i].p) >> POP_SHIFT;
+		if (maps[i].pop[b / 64] & (1ull << (b % 64)))
+			return;
+		maps[i].pop[b / 64] |= 1ull << (b % 64);
+		start = b << POP_SHIFT;
+		len = maps[i].size - start < POP_BLOCK ? maps[i].size - start : POP_BLOCK;
+		/* an error leaves the faults to do it (EFAULT: a file cut short,
+		 * which the SIGBUS handler reports when read) */
+		if (madvise((char *)maps[i].p + start, len, MADV_POPULATE_READ) && errno == EINVAL)
+			off = true;	/* an older kernel */
+		return;
+	}
 }
 
 /*
@@ -147,6 +191,7 @@ static int input_load(const char *path, struct input *in)
 			maps = xreallocarray(maps, nmaps + 1, sizeof(*maps));
 			maps[nmaps].p = p;
 			maps[nmaps].path = in->name;
+			maps[nmaps].pop = xcalloc(pop_words(in->size), sizeof(*maps[nmaps].pop));
 			maps[nmaps++].size = in->size;
 			sigaction(SIGBUS, &sa, NULL);
 			return 0;
@@ -165,8 +210,10 @@ static void input_free(struct input *in)
 		munmap(in->buf, in->size);
 		for (i = 0; i < nmaps && maps[i].p != in->buf; i++)
 			;
-		if (i < nmaps)
+		if (i < nmaps) {
+			free(maps[i].pop);
 			maps[i] = maps[--nmaps];
+		}
 		if (!nmaps) {
 			free(maps);
 			maps = NULL;

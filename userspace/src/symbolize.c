@@ -125,6 +125,12 @@ static struct {
 	const void *user_space;		/* the last user stack's address space */
 	struct ahead ahead[AHEAD];	/* sym_prefetch() */
 	unsigned int ahead_next;
+	/* the frames' keys by number (key_intern()): kept past eviction */
+	struct { size_t off; uint32_t len; uint64_t hash; } *keys;
+	size_t nkeys, keycap;
+	uint32_t *keyht;		/* number + 1, 0 empty */
+	size_t keyhcap;
+	struct sbuf keytext;
 } C;
 
 void sym_init(const struct sym_opts *o)
@@ -164,12 +170,12 @@ static void ct_reserve(struct ctable *T)
 	if ((T->n + 1) * 2 <= T->cap)
 		return;
 	T->cap = oc ? oc * 2 : 1024;
-	T->t = xcalloc(T->cap, sizeof(*T->t));
+	T->t = xhuge_calloc(T->cap, sizeof(*T->t));
 	C.bytes += (T->cap - oc) * sizeof(*T->t);
 	for (i = 0; i < oc; i++)
 		if (old[i].e)
 			ct_put(T, old[i].e);
-	free(old);
+	huge_free(old, oc, sizeof(*old));
 }
 
 static void q_push(struct ctable *T, struct centry *e)
@@ -218,12 +224,75 @@ static void ct_del(struct ctable *T, size_t i)
 	T->n--;
 }
 
+/*
+ * The frames' allocations (FENT_ALIGN multiples), carved from chunks on
+ * huge pages (xhuge_calloc()), a free list per size; the larger ones from
+ * the heap.  Read at random on distinct stacks: see xhuge_calloc().
+ */
+#define SLAB_CHUNK (8u << 20)
+#define SLAB_CLASSES 64		/* up to 64 * FENT_ALIGN bytes */
+static struct {
+	char *cur, *end;
+	void *free[SLAB_CLASSES + 1];
+	char **chunks;
+	size_t nchunks;
+} slab;
+
+static void *slab_alloc(size_t len)
+{
+	size_t cl = len / FENT_ALIGN;
+	void *p;
+
+	if (cl > SLAB_CLASSES)
+		return xaligned_alloc(FENT_ALIGN, len);
+	if (slab.free[cl]) {
+		p = slab.free[cl];
+		memcpy(&slab.free[cl], p, sizeof(void *));
+		return p;
+	}
+	if ((size_t)(slab.end - slab.cur) < len) {
+		slab.chunks = xreallocarray(slab.chunks, slab.nchunks + 1, sizeof(*slab.chunks));
+		slab.cur = slab.chunks[slab.nchunks++] = xhuge_calloc(1, SLAB_CHUNK);
+		slab.end = slab.cur + SLAB_CHUNK;
+	}
+	p = slab.cur;
+	slab.cur += len;
+	return p;
+}
+
+static void slab_release(void *p, size_t len)
+{
+	size_t cl = len / FENT_ALIGN;
+
+	if (cl > SLAB_CLASSES) {
+		free(p);
+		return;
+	}
+	memcpy(p, &slab.free[cl], sizeof(void *));
+	slab.free[cl] = p;
+}
+
+static void slab_cleanup(void)
+{
+	size_t i;
+
+	for (i = 0; i < slab.nchunks; i++)
+		huge_free(slab.chunks[i], 1, SLAB_CHUNK);
+	free(slab.chunks);
+	memset(&slab, 0, sizeof(slab));
+}
+
+/* a frame's allocation starts pre bytes before it (pre > 0), a stack's
+ * at the entry */
 static void free_entry(struct centry *e)
 {
 	C.bytes -= e->bytes;
 	if (e->reused)
 		free(((struct sent *)e)->text);
-	free((char *)e - e->pre);
+	if (e->pre)
+		slab_release((char *)e - e->pre, e->bytes);
+	else
+		free(e);
 }
 
 #define EVICT_AHEAD 8
@@ -418,6 +487,53 @@ static uint64_t frame_hash(const void *space, int kind, uint64_t addr)
 	return hash_mix(frame_seed(space, kind), addr);
 }
 
+/*
+ * The number of a frame's key, the same for equal keys: summary groups
+ * stacks by their frames' numbers, not by the text of their keys (a
+ * stack's key text is some 400 bytes on libc's symbols, which made the
+ * groups most of its time and memory on distinct stacks).
+ */
+static uint32_t key_intern(const char *k, size_t len)
+{
+	uint64_t h = hash_bytes(k, len, 0x4b657973);
+	size_t i, j;
+
+	if ((C.nkeys + 1) * 2 > C.keyhcap) {
+		size_t nc = C.keyhcap ? C.keyhcap * 2 : 1024;
+
+		free(C.keyht);
+		C.keyht = xcalloc(nc, sizeof(*C.keyht));
+		C.keyhcap = nc;
+		for (i = 0; i < C.nkeys; i++) {
+			for (j = C.keys[i].hash & (nc - 1); C.keyht[j]; j = (j + 1) & (nc - 1))
+				;
+			C.keyht[j] = (uint32_t)i + 1;
+		}
+	}
+	for (j = h & (C.keyhcap - 1); C.keyht[j]; j = (j + 1) & (C.keyhcap - 1)) {
+		i = C.keyht[j] - 1;
+		if (C.keys[i].hash == h && C.keys[i].len == len &&
+		    !memcmp(C.keytext.p + C.keys[i].off, k, len))
+			return (uint32_t)i;
+	}
+	if (C.nkeys == C.keycap) {
+		C.keycap = C.keycap ? C.keycap * 2 : 1024;
+		C.keys = xreallocarray(C.keys, C.keycap, sizeof(*C.keys));
+	}
+	C.keys[C.nkeys].off = C.keytext.len;
+	C.keys[C.nkeys].len = (uint32_t)len;
+	C.keys[C.nkeys].hash = h;
+	sb_put(&C.keytext, k, len);
+	C.keyht[j] = (uint32_t)C.nkeys + 1;
+	return (uint32_t)C.nkeys++;
+}
+
+const char *sym_key(uint32_t id, size_t *len)
+{
+	*len = C.keys[id].len;
+	return C.keytext.p + C.keys[id].off;
+}
+
 /* Copy the resolver's strings and the texts into one allocation: the
  * report's line, the entry, the other strings (struct fent).  The line
  * is made once here so that a stack not seen before is written by copying
@@ -450,7 +566,7 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	len = (pre + sizeof(*e) + fold + key + 2 + name + mod + src + FENT_ALIGN - 1) /
 	      FENT_ALIGN * FENT_ALIGN;
 	make_room(len);
-	base = xaligned_alloc(FENT_ALIGN, len);
+	base = slab_alloc(len);
 	e = (struct fent *)(void *)(base + pre);
 	memset(e, 0, sizeof(*e));
 	e->c.hash = hash;
@@ -492,6 +608,7 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	e->sf.line_len = (uint32_t)line;
 	e->sf.fold_len = (uint32_t)fold;
 	e->sf.key_len = (uint32_t)key;
+	e->sf.key_id = key_intern(p, key);
 	C.bytes += len;
 	return e;
 }
@@ -765,7 +882,7 @@ static uint32_t *seen_place(uint64_t h, uint32_t *tag)
 
 		while (n * sizeof(*C.seen) * SEEN_SHARE < C.budget)
 			n *= 2;
-		C.seen = xcalloc(n, sizeof(*C.seen));
+		C.seen = xhuge_calloc(n, sizeof(*C.seen));
 		C.seen_mask = n - 1;
 		C.bytes += n * sizeof(*C.seen);
 	}
@@ -1264,7 +1381,7 @@ static void ct_free(struct ctable *T)
 	for (i = 0; i < T->cap; i++)
 		if (T->t[i].e)
 			free_entry(T->t[i].e);
-	free(T->t);
+	huge_free(T->t, T->cap, sizeof(*T->t));
 	free(T->q);
 	memset(T, 0, sizeof(*T));
 }
@@ -1274,11 +1391,16 @@ void sym_cleanup(void)
 	sym_stats();
 	ct_free(&C.stacks);
 	ct_free(&C.frames);
+	slab_cleanup();
 	sb_free(&C.tmp);
-	free(C.seen);
+	if (C.seen)
+		huge_free(C.seen, C.seen_mask + 1, sizeof(*C.seen));
 	free(C.scratch[0]);
 	free(C.scratch[1]);
 	free(C.scratch[2]);
+	free(C.keys);
+	free(C.keyht);
+	sb_free(&C.keytext);
 	ksym_cleanup();
 	usym_cleanup();
 	memset(&C, 0, sizeof(C));
@@ -1294,17 +1416,4 @@ const char *reason_text(enum reason r)
 	};
 
 	return (unsigned int)r < R_COUNT ? t[r] : "?";
-}
-
-const char *uend_text(enum uend e)
-{
-	switch (e) {
-	case UEND_SNAPSHOT: return "snapshot exhausted";
-	case UEND_NO_CFI: return "no CFI for";
-	case UEND_NO_MAP: return "no mapping for";
-	case UEND_DEPTH: return "depth limit";
-	case UEND_ERROR: return "unwinding failed at";
-	case UEND_COMPAT: return "32-bit task, not unwound";
-	default: return NULL;
-	}
 }

@@ -38,6 +38,8 @@ void sym_init(const struct sym_opts *o);
  * files' archive pointers). */
 void sym_add_session(const struct session *S);
 void sym_cleanup(void);
+/* The key of a frame's key_id, len bytes; valid until sym_cleanup(). */
+const char *sym_key(uint32_t id, size_t *len);
 
 /* A symbolized frame, shared by every stall that has it. */
 #define SFRAME_LINE_SLACK 32
@@ -54,6 +56,7 @@ struct sframe {
 	bool cfi;		/* 1.2: found by CFI in the stack snapshot only */
 	const char *fold;	/* folded and SVG: "sym", "[file]", "[unknown]" */
 	const char *key;	/* summary: as fold, but "[unknown 0xADDR]" without a file */
+	uint32_t key_id;	/* key's number: equal keys, equal numbers (sym_key()) */
 	struct frame fr;	/* strings owned by the cache entry */
 };
 
@@ -71,8 +74,6 @@ struct sstack {
 	uint8_t end;			/* enum uend */
 	uint64_t end_addr;
 };
-/* An end's text ("no CFI for", ...); NULL for UEND_NONE */
-const char *uend_text(enum uend e);
 
 /*
  * 1.4: who submitted the request a stall awaited (join.h), symbolized as

@@ -18,8 +18,11 @@ static struct {
 	unsigned long unw_fast, unw_libdw, rules_hit, rules_miss;
 } D;
 
+static void unwind_space_close(struct aspace *as);
+
 void unwind_init(void)
 {
+	dwfl_on_close(unwind_space_close);
 	D.libdw_unwind = getenv("I915_STALLS_UNWIND") &&
 			 !strcmp(getenv("I915_STALLS_UNWIND"), "libdw");
 }
@@ -283,7 +286,9 @@ static void cfi_cache_free(struct aspace *as)
 	}
 }
 
-void unwind_space_close(struct aspace *as)
+/* A space's Dwfl is closed (dwfl_on_close()): forget what was attached
+ * and cached on it. */
+static void unwind_space_close(struct aspace *as)
 {
 	as->attached = false;
 	as->cfi_fast = 0;
@@ -709,4 +714,17 @@ void unwind_snapshot(struct aspace *as, const struct srec *r, struct ucfi *out)
 		}
 	}
 	memset(&U, 0, sizeof(U));
+}
+
+const char *uend_text(enum uend e)
+{
+	switch (e) {
+	case UEND_SNAPSHOT: return "snapshot exhausted";
+	case UEND_NO_CFI: return "no CFI for";
+	case UEND_NO_MAP: return "no mapping for";
+	case UEND_DEPTH: return "depth limit";
+	case UEND_ERROR: return "unwinding failed at";
+	case UEND_COMPAT: return "32-bit task, not unwound";
+	default: return NULL;
+	}
 }

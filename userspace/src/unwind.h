@@ -29,6 +29,10 @@ enum uend {
 	UEND_COMPAT,		/* a 32-bit task: not unwound */
 	UEND_COUNT
 };
+/* An end's text ("no CFI for", ...), as the outputs print it; NULL for
+ * UEND_NONE */
+const char *uend_text(enum uend e);
+
 #define USTACK_CFI_MAX 64
 struct ucfi {
 	unsigned int n;
@@ -40,10 +44,8 @@ struct ucfi {
 };
 void unwind_snapshot(struct aspace *as, const struct srec *r, struct ucfi *out);
 
-/* ---- internal: aspace.c and dwfl.c ---- */
+/* ---- internal: aspace.c ---- */
 void unwind_init(void);
 void unwind_end(void);		/* -v: how many walks each way */
-/* A space's Dwfl is closed: forget what was attached and cached on it. */
-void unwind_space_close(struct aspace *as);
 
 #endif

@@ -104,6 +104,9 @@ extern struct usym_opts usym_o;
 void dwfl_layer_init(void);
 void dwfl_layer_end(void);
 void dwfl_space_close(struct aspace *as);
+/* fn is told of each space's Dwfl before it is closed (unwind.c forgets
+ * what it attached and cached on it); set after dwfl_layer_init() */
+void dwfl_on_close(void (*fn)(struct aspace *as));
 void dwfl_resolve(struct aspace *as, struct umod *m, uint64_t addr, uint64_t a,
 		  struct frame *out);
 /* for unwind.c: the space's Dwfl with every module reported, or NULL */

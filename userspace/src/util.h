@@ -43,6 +43,14 @@ void errx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void *xmalloc(size_t n);
 void *xaligned_alloc(size_t align, size_t n);	/* n a multiple of align */
+/*
+ * Zeroed memory for big tables and arenas (from 1 MiB: a mapping of its
+ * own that the kernel may back with transparent huge pages, which it
+ * does on request in its default "madvise" mode), and its release with
+ * the same n and m.
+ */
+void *xhuge_calloc(size_t n, size_t m);
+void huge_free(void *p, size_t n, size_t m);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 void *xreallocarray(void *p, size_t n, size_t m);
