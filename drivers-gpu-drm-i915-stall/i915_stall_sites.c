@@ -598,20 +598,31 @@ static int stall_mock_sites_line(char *line, size_t size, const u64 *count, unsi
  *
  * One line: the records made since the last clear, and by site as the
  * i915_stall tracepoint counted them; then the records the rings still
- * keep, by site.
+ * keep, by site.  The log is disabled first: the device's workers may
+ * still wait, and both counts must be of the same records.
  *
- * Context: Process context.
+ * Context: Process context; waits for an RCU grace period.
  */
 void i915_stall_mock_report(struct drm_i915_private *i915)
 {
 	struct i915_stall_log *log = rcu_dereference_protected(i915->stall_log, true);
-	struct stall_mock_sites *s = stall_mock_sites_take(&i915->drm);
 	u64 count[I915_STALL_SITE_TEST + 1] = {}, traced[ARRAY_SIZE(count)] = {};
-	u64 recorded = 0, kept;
 	char by_trace[256], by_ring[256];
+	struct stall_mock_sites *s;
+	u64 recorded = 0, kept;
 	unsigned int site;
+	bool enabled = false;
 
-	if (log && READ_ONCE(log->enabled)) {
+	if (log) {
+		mutex_lock(&log->lock);
+		enabled = log->enabled;
+		i915_stall_log_enable(log, false);
+		mutex_unlock(&log->lock);
+		/* Writers record inside rcu_read_lock(): none is left after this. */
+		synchronize_rcu();
+	}
+	s = stall_mock_sites_take(&i915->drm);
+	if (enabled) {
 		kept = i915_stall_log_count_sites(log, count, ARRAY_SIZE(count), &recorded);
 		for (site = 0; s && site < ARRAY_SIZE(traced); site++)
 			traced[site] = atomic64_read(&s->count[site]);

@@ -148,9 +148,15 @@ print('#   the mock devices recorded %d stalls: %s; %d kept: %s' % (
 res(w[6][0] > 0 and not w[8], 'selftests.traced-every-record',
     'recorded %d; devices whose sites the tracepoint did not count in full: %s'
     % (w[6][0], '; '.join(w[8][:5])))
-for site in ('request_wait', 'active_wait'):
+# the sites Intel's mock selftests reach (with a wait that sleeps); the
+# others named, not checked: none of the mock tests sleeps in
+# __i915_active_wait() or on an object's fences
+for site in ('request_wait', 'fence_wait'):
     res(rec.get(site, 0) > 0, 'selftests.recorded-' + site,
         '' if rec.get(site, 0) else 'no %s recorded by any mock device' % site)
+unreached = [n for n in ('active_wait', 'object_fence_wait') if not rec.get(n)]
+if unreached:
+    print('#   sites the selftests do not reach: ' + ', '.join(unreached), file=sys.stderr)
 res(not wo[5], 'selftests.without-log-records-nothing')
 EOF
 nok=$(grep -c '^not ok' "$res")
