@@ -10,6 +10,7 @@
 #   e2e_kernel_has_feature 0 if its vmlinux has the mock control file
 #   e2e_kernel_has_mock_fence 0 if it also has the mock fence file (vkapp)
 #   e2e_build              client, reader and initramfs, when missing/stale
+#   e2e_result, e2e_finish the result lines of a run into $res, and its end
 #   e2e_boot MODE TIMEOUT  boot the guest with e2e.mode=MODE, bring back its
 #                          /tmp/out into $E2E_OUT/MODE/guest; the console log
 #                          is $E2E_OUT/MODE/console.log
@@ -28,6 +29,21 @@ E2E_QEMU_ARGS=${E2E_QEMU_ARGS:-}
 E2E_APPEND=${E2E_APPEND:-}
 
 e2e_log() { echo "e2e: $*" >&2; }
+
+# e2e_result 0|1 NAME: a result line into $res (the caller's results file)
+e2e_result() {
+	if [ "$1" = 0 ]; then echo "ok $2"; else echo "not ok $2"; fi | tee -a "$res"
+}
+
+# e2e_finish TAG: sum $res up on stderr and exit, non-zero if a check failed
+e2e_finish() {
+	local nok
+	nok=$(grep -c '^not ok ' "$res")
+	echo "$1: $(grep -c '^ok ' "$res") checks ok, $nok not ok, $(grep -c '^skip ' "$res") skipped" \
+		"(details in $res, work files in $E2E_OUT)" >&2
+	[ "$nok" = 0 ] && [ -s "$res" ]
+	exit $?
+}
 
 e2e_kernel() { echo "${E2E_KERNEL:-$E2E_KDIR/arch/x86/boot/bzImage}"; }
 

@@ -32,17 +32,8 @@ res=$RESULTS/e2e-module.results
 # shellcheck source=e2e/lib.sh
 . "$TOP/e2e/lib.sh"
 
-result() { # 0|1 NAME
-	if [ "$1" = 0 ]; then echo "ok $2"; else echo "not ok $2"; fi | tee -a "$res"
-}
-finish() {
-	local nok
-	nok=$(grep -c '^not ok ' "$res")
-	echo "e2e-module: $(grep -c '^ok ' "$res") checks ok, $nok not ok" \
-		"(details in $res, work files in $E2E_OUT)" >&2
-	[ "$nok" = 0 ] && [ -s "$res" ]
-	exit $?
-}
+result() { e2e_result "$@"; }
+finish() { e2e_finish e2e-module; }
 
 if [ ! -f "$MOD/bzImage" ] || [ ! -f "$MOD/vmlinux" ] ||
    ! ls "$MOD"/lib/modules/*/kernel/drivers/gpu/drm/i915/i915.ko > /dev/null 2>&1; then

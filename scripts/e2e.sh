@@ -45,17 +45,8 @@ res=$RESULTS/e2e.results
 # shellcheck source=e2e/lib.sh
 . "$TOP/e2e/lib.sh"
 
-result() { # 0|1 NAME
-	if [ "$1" = 0 ]; then echo "ok $2"; else echo "not ok $2"; fi | tee -a "$res"
-}
-finish() {
-	local nok
-	nok=$(grep -c '^not ok ' "$res")
-	echo "e2e: $(grep -c '^ok ' "$res") checks ok, $nok not ok, $(grep -c '^skip ' "$res") skipped" \
-		"(details in $res, work files in $E2E_OUT)" >&2
-	[ "$nok" = 0 ] && [ -s "$res" ]
-	exit $?
-}
+result() { e2e_result "$@"; }
+finish() { e2e_finish e2e; }
 
 kernel=$(e2e_kernel)
 if [ ! -f "$kernel" ]; then
