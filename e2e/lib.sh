@@ -31,6 +31,7 @@ E2E_APPEND=${E2E_APPEND:-}
 e2e_log() { echo "e2e: $*" >&2; }
 
 # e2e_result 0|1 NAME: a result line into $res (the caller's results file)
+# shellcheck disable=SC2154 # res is the caller's
 e2e_result() {
 	if [ "$1" = 0 ]; then echo "ok $2"; else echo "not ok $2"; fi | tee -a "$res"
 }
