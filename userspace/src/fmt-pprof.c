@@ -797,6 +797,15 @@ static void write_tables(struct pw *w, struct gzbuf *g)
 	free(fnp);
 }
 
+/* The next label of a sample: a string (@str, a string table index) or a number. */
+static void label(Pprof__Label *l, size_t *n, int64_t key, int64_t str, int64_t num)
+{
+	l[*n].key = key;
+	l[*n].str = str;
+	l[*n].num = num;
+	(*n)++;
+}
+
 static void write_samples(struct pw *w, struct gzbuf *g)
 {
 	enum { NL = 9 };	/* at most */
@@ -806,7 +815,7 @@ static void write_samples(struct pw *w, struct gzbuf *g)
 	Pprof__Label **lbp = xcalloc((size_t)CHUNK * NL, sizeof(*lbp));
 	int64_t *val = xcalloc((size_t)CHUNK * 2, sizeof(*val));
 	uint64_t *ids = NULL;
-	size_t i, j, k, n, nids, capids = 0;
+	size_t i, j, k, n, nl, nids, capids = 0;
 
 	for (i = 0; i < w->nsmps; i += n) {
 		n = w->nsmps - i < CHUNK ? w->nsmps - i : CHUNK;
@@ -843,31 +852,20 @@ static void write_samples(struct pw *w, struct gzbuf *g)
 				l[k] = (Pprof__Label)PPROF__LABEL__INIT;
 				lbp[j * NL + k] = &l[k];
 			}
-			l[0].key = w->s_site;
-			l[0].str = s->site;
-			l[1].key = w->s_engine;
-			l[1].str = s->engine;
-			l[2].key = w->s_comm;
-			l[2].str = s->comm;
-			l[3].key = w->s_pid;
-			l[3].num = s->pid;
-			l[4].key = w->s_tid;
-			l[4].num = s->tid;
-			sm[j].n_label = 5;
-			if (s->submit) {
-				l[5].key = w->s_submit;
-				l[5].str = s->submit;
-				sm[j].n_label = 6;
-			}
+			nl = 0;
+			label(l, &nl, w->s_site, s->site, 0);
+			label(l, &nl, w->s_engine, s->engine, 0);
+			label(l, &nl, w->s_comm, s->comm, 0);
+			label(l, &nl, w->s_pid, 0, s->pid);
+			label(l, &nl, w->s_tid, 0, s->tid);
+			if (s->submit)
+				label(l, &nl, w->s_submit, s->submit, 0);
 			if (s->submitter) {
-				l[6].key = w->s_submitter;
-				l[6].str = s->submitter;
-				l[7].key = w->s_sub_pid;
-				l[7].num = s->sub_pid;
-				l[8].key = w->s_sub_tid;
-				l[8].num = s->sub_tid;
-				sm[j].n_label = 9;
+				label(l, &nl, w->s_submitter, s->submitter, 0);
+				label(l, &nl, w->s_sub_pid, 0, s->sub_pid);
+				label(l, &nl, w->s_sub_tid, 0, s->sub_tid);
 			}
+			sm[j].n_label = nl;
 			sm[j].label = &lbp[j * NL];
 			smp[j] = &sm[j];
 		}
