@@ -19,12 +19,13 @@ a = ap.parse_args()
 rows = [json.loads(l) for l in open(os.path.join(a.guest, "bench.jsonl")) if l.strip()]
 
 
-def pick(tag, key):
-    return [r[key] for r in rows if r["tag"] == tag]
+def pick(tag, key, rs=None):
+    """key of every row of tag, in rs (default: the main boot's rows)"""
+    return [r[key] for r in (rows if rs is None else rs) if r["tag"] == tag]
 
 
-def med(tag, key):
-    v = pick(tag, key)
+def med(tag, key, rs=None):
+    v = pick(tag, key, rs)
     if not v:
         raise SystemExit(f"bench-report: nothing measured for {tag}")
     return st.median(v)
@@ -214,14 +215,20 @@ maps2d = min(pick("unwind-2d", "maps") + pick("record-remap", "maps") +
              pick("section-remap", "maps"))
 
 
-def sections(tag):
+def sections(tag, rs=None):
     """(sections, mean ns, longest ns, records) over every run of tag"""
-    rs = [r for r in rows if r["tag"] == tag]
+    rs = [r for r in (rows if rs is None else rs) if r["tag"] == tag]
     if not rs:
         raise SystemExit(f"bench-report: nothing measured for {tag}")
     n = sum(r["sections"] for r in rs)
     mean = sum(r["section_ns_mean"] * r["sections"] for r in rs) / n if n else 0.0
     return n, mean, max(r["section_ns_max"] for r in rs), sum(r["iter"] for r in rs)
+
+
+def section_runs(tag, rs=None):
+    """each run's mean / longest section, ns"""
+    return ", ".join(f"{m:.0f} / {x}" for m, x in zip(pick(tag, "section_ns_mean", rs),
+                                                      pick(tag, "section_ns_max", rs)))
 
 
 sec_n, sec_mean, sec_max, sec_recs = sections("section-remap")
@@ -231,16 +238,13 @@ sec_n, sec_mean, sec_max, sec_recs = sections("section-remap")
 one_f = os.path.join(a.work, "sections.jsonl")
 if not os.path.exists(one_f):
     raise SystemExit(f"bench-report: no {one_f} (the one-vCPU boot)")
-rows_all, rows = rows, [json.loads(l) for l in open(one_f) if l.strip()]
-unwind1 = med("unwind-2d", "ns_per_iter")
-sec1_n, sec1_mean, sec1_max, sec1_recs = sections("section-remap")
-ssec1_n, ssec1_mean, ssec1_max, ssec1_recs = sections("section-submit")
-sec1_runs = ", ".join(f"{r['section_ns_mean']:.0f} / {r['section_ns_max']}"
-                      for r in rows if r["tag"] == "section-remap")
-rows = rows_all
+one = [json.loads(l) for l in open(one_f) if l.strip()]
+unwind1 = med("unwind-2d", "ns_per_iter", one)
+sec1_n, sec1_mean, sec1_max, sec1_recs = sections("section-remap", one)
+ssec1_n, ssec1_mean, ssec1_max, ssec1_recs = sections("section-submit", one)
+sec1_runs = section_runs("section-remap", one)
 sec_bound = 1.1 * unwind2d
-sec_runs = ", ".join(f"{r['section_ns_mean']:.0f} / {r['section_ns_max']}"
-                     for r in rows if r["tag"] == "section-remap")
+sec_runs = section_runs("section-remap")
 
 # 2e (issue 24). submit records: a whole mock submission with the log
 #    enabled less disabled, over the bare walk of the user stack; and a
