@@ -20,6 +20,7 @@ Prints "ok NAME" / "not ok NAME"; exits 1 if any check failed.
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -86,7 +87,7 @@ def main():
         os.makedirs(os.path.join(a.work, how), exist_ok=True)
         rc, out, err = R.run("report", "--format=json", ar, *opts, symbols=False)
         try:
-            stalls = C.json.loads(out)["stalls"] if rc in (0, 1) else None
+            stalls = json.loads(out)["stalls"] if rc in (0, 1) else None
         except ValueError:
             stalls = None
         if not C.check(f"module-{how}-report", stalls is not None and len(stalls) == STALLS,

@@ -15,9 +15,9 @@
 # (make check-build's default) every prefix where the option exists;
 # "last" (make test, which must end within CI's time) the whole series
 # only; "none" skips it.  CHECK_BUILD_PREFIXES=none skips the objects of
-# every prefix, for the modular kernel alone.  The last prefix's kernel and modules are kept in
-# $BUILD/check-modules, where scripts/e2e-module.sh boots them and loads
-# i915.ko by hand.
+# every prefix, for the modular kernel alone.  The last prefix's kernel
+# and modules are kept in $BUILD/check-modules, where
+# scripts/e2e-module.sh boots them and loads i915.ko by hand.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
