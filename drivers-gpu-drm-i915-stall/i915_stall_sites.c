@@ -624,13 +624,14 @@ void i915_stall_mock_report(struct drm_i915_private *i915)
 	s = stall_mock_sites_take(&i915->drm);
 	if (enabled) {
 		kept = i915_stall_log_count_sites(log, count, ARRAY_SIZE(count), &recorded);
-		for (site = 0; s && site < ARRAY_SIZE(traced); site++)
-			traced[site] = atomic64_read(&s->count[site]);
-		if (s)
+		if (s) {
+			for (site = 0; site < ARRAY_SIZE(traced); site++)
+				traced[site] = atomic64_read(&s->count[site]);
 			stall_mock_sites_line(by_trace, sizeof(by_trace), traced,
 					      ARRAY_SIZE(traced));
-		else
+		} else {
 			strscpy(by_trace, " not counted");
+		}
 		stall_mock_sites_line(by_ring, sizeof(by_ring), count, ARRAY_SIZE(count));
 		drm_info(&i915->drm, "stall log: %llu stalls recorded:%s; %llu kept:%s\n",
 			 recorded, by_trace, kept, by_ring);
