@@ -50,6 +50,7 @@ static void arena_free(char **chunks, size_t n)
 static struct group *groups_get_x(struct groups *G, const char *key, size_t len, bool ids)
 {
 	uint64_t hash = hash_bytes(key, len, ids ? 0x1d5 : 0x6a09e667);
+	uint32_t tag = (uint32_t)(hash >> 32);
 	size_t i, h;
 
 	if ((G->n + 1) * 2 > G->hcap) {
@@ -59,14 +60,18 @@ static struct group *groups_get_x(struct groups *G, const char *key, size_t len,
 		G->ht = xhuge_calloc(nc, sizeof(*G->ht));
 		G->hcap = nc;
 		for (i = 0; i < G->n; i++) {
-			for (h = G->g[i].hash & (nc - 1); G->ht[h]; h = (h + 1) & (nc - 1))
+			for (h = G->g[i].hash & (nc - 1); G->ht[h].i1; h = (h + 1) & (nc - 1))
 				;
-			G->ht[h] = (uint32_t)i + 1;
+			G->ht[h].i1 = (uint32_t)i + 1;
+			G->ht[h].tag = (uint32_t)(G->g[i].hash >> 32);
 		}
 	}
-	for (h = hash & (G->hcap - 1); G->ht[h]; h = (h + 1) & (G->hcap - 1)) {
-		struct group *g = &G->g[G->ht[h] - 1];
+	for (h = hash & (G->hcap - 1); G->ht[h].i1; h = (h + 1) & (G->hcap - 1)) {
+		struct group *g;
 
+		if (G->ht[h].tag != tag)
+			continue;
+		g = &G->g[G->ht[h].i1 - 1];
 		if (g->hash == hash && g->key_len == len && g->ids == ids &&
 		    !memcmp(g->key, key, len))
 			return g;
@@ -75,7 +80,8 @@ static struct group *groups_get_x(struct groups *G, const char *key, size_t len,
 		G->cap = G->cap ? G->cap * 2 : 64;
 		G->g = xreallocarray(G->g, G->cap, sizeof(*G->g));
 	}
-	G->ht[h] = (uint32_t)G->n + 1;
+	G->ht[h].i1 = (uint32_t)G->n + 1;
+	G->ht[h].tag = tag;
 	memset(&G->g[G->n], 0, sizeof(G->g[0]));
 	G->g[G->n].key = arena_put(&G->arena, &G->narena, &G->aused, key, len);
 	G->g[G->n].key_len = (uint32_t)len;
@@ -96,8 +102,8 @@ struct group *groups_find(const struct groups *G, const char *key, size_t len)
 
 	if (!G->hcap)
 		return NULL;
-	for (h = hash & (G->hcap - 1); G->ht[h]; h = (h + 1) & (G->hcap - 1)) {
-		struct group *g = &G->g[G->ht[h] - 1];
+	for (h = hash & (G->hcap - 1); G->ht[h].i1; h = (h + 1) & (G->hcap - 1)) {
+		struct group *g = &G->g[G->ht[h].i1 - 1];
 
 		if (g->hash == hash && g->key_len == len && !memcmp(g->key, key, len))
 			return g;

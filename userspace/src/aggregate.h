@@ -30,10 +30,18 @@ struct group {
 				 * its text made by groups_top() for the groups it picks */
 };
 
+/* A slot of a hash table of entries: the entry's index + 1 (0: empty) and
+ * the high half of its hash, so that a probe passes other entries without
+ * reading them (on distinct stacks each read is a cache miss). */
+struct hslot {
+	uint32_t i1;
+	uint32_t tag;
+};
+
 struct groups {
 	struct group *g;
 	size_t n, cap;
-	uint32_t *ht;		/* index + 1, 0 empty */
+	struct hslot *ht;
 	size_t hcap;
 	/* stack id -> group, so that a repeated stack's key is built once */
 	struct { uint64_t id; uint32_t gi; } *ids;
