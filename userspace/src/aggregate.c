@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "intern.h"
 
 #define ARENA_CHUNK (1u << 20)
 
@@ -224,7 +225,7 @@ static void ids_text(struct sbuf *b, const struct group *g)
 		const char *k;
 
 		memcpy(&id, g->key + i * sizeof(id), sizeof(id));
-		k = sym_key(id, &len);
+		k = intern_text(id, &len);
 
 		if (i)
 			sb_putc(b, ';');
@@ -522,47 +523,88 @@ void comm_clean(char *dst, const char *src, bool folded)
 			dst[i] = '?';
 }
 
-unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root root,
-		       bool submitter)
+/* The number of the root of a stall's folded line ("comm-pid/tid" per
+ * root); the last one is kept, stalls mostly come from few threads */
+static uint32_t root_id(struct fstack *f, const struct srec *r, enum fold_root root)
 {
 	char comm[I915_STALL_COMM_LEN + 1];
-	unsigned int depth = 1, i;
+	struct sbuf *b = &f->tmp;
 
+	if (f->root_valid && f->root_mode == root && f->root_tgid == r->tgid &&
+	    f->root_pid == r->pid && !memcmp(f->root_comm, r->comm, sizeof(f->root_comm)))
+		return f->root;
 	sb_reset(b);
-	comm_clean(comm, ss->r->comm, true);
+	comm_clean(comm, r->comm, true);
 	sb_puts(b, comm);
 	if (root != ROOT_COMM) {
 		sb_putc(b, '-');
-		sb_dec(b, ss->r->tgid, 0);
+		sb_dec(b, r->tgid, 0);
 	}
 	if (root == ROOT_TID) {
 		sb_putc(b, '/');
-		sb_dec(b, ss->r->pid, 0);
+		sb_dec(b, r->pid, 0);
 	}
-	for (i = ss->u ? ss->u->depth : 0; i-- > 0; depth++) {
-		sb_putc(b, FOLD_SEP);
-		sb_put(b, ss->u->frames[i]->fold, ss->u->frames[i]->fold_len);
+	f->root = intern(b->p, b->len);
+	f->root_valid = true;
+	f->root_mode = (uint8_t)root;
+	f->root_tgid = r->tgid;
+	f->root_pid = r->pid;
+	memcpy(f->root_comm, r->comm, sizeof(f->root_comm));
+	return f->root;
+}
+
+static void fstack_need(struct fstack *f, size_t n)
+{
+	if (f->n + n > f->cap) {
+		f->cap = (f->n + n) * 2;
+		f->ids = xreallocarray(f->ids, f->cap, sizeof(*f->ids));
 	}
-	for (i = ss->k ? ss->k->depth : 0; i-- > 0; depth++) {
-		sb_putc(b, FOLD_SEP);
-		sb_put(b, ss->k->frames[i]->fold, ss->k->frames[i]->fold_len);
-		sb_put(b, "_[k]", 4);
-	}
+}
+
+unsigned int fold_stack(struct fstack *f, const struct sstall *ss, enum fold_root root,
+			bool submitter)
+{
+	unsigned int i;
+
+	f->n = 0;
+	fstack_need(f, 1 + (ss->u ? ss->u->depth : 0) + (ss->k ? ss->k->depth : 0) + 1 +
+		       (ss->sub.u ? ss->sub.u->depth : 0));
+	f->ids[f->n++] = root_id(f, ss->r, root);
+	for (i = ss->u ? ss->u->depth : 0; i-- > 0;)
+		f->ids[f->n++] = ss->u->frames[i]->fold_id;
+	for (i = ss->k ? ss->k->depth : 0; i-- > 0;)
+		f->ids[f->n++] = ss->k->frames[i]->fold_id;	/* with its "_[k]" */
 	if (!submitter)
-		return depth;
+		return f->n;
 	/* the waiter's chain root to leaf, the marker, the submitter's leaf
 	 * to root (offwaketime's "--", then the waker's stack) */
-	sb_putc(b, FOLD_SEP);
-	submit_marker(b, &ss->sub);
-	depth++;
+	sb_reset(&f->tmp);
+	submit_marker(&f->tmp, &ss->sub);
+	f->ids[f->n++] = intern(f->tmp.p, f->tmp.len);
 	if (ss->sub.status != SUBMIT_RECORDED || !ss->sub.u)
-		return depth;
-	for (i = 0; i < ss->sub.u->depth; i++, depth++) {
-		sb_putc(b, FOLD_SEP);
-		sb_put(b, ss->sub.u->frames[i]->fold, ss->sub.u->frames[i]->fold_len);
-	}
-	return depth;
+		return f->n;
+	for (i = 0; i < ss->sub.u->depth; i++)
+		f->ids[f->n++] = ss->sub.u->frames[i]->fold_id;
+	return f->n;
 }
+
+void fstack_free(struct fstack *f)
+{
+	free(f->ids);
+	sb_free(&f->tmp);
+	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * The lines are kept and spilled as their frames' numbers (intern.h), and
+ * made text only when read, once each.  Their order is the text's: frames
+ * are separated by FOLD_SEP, below every byte of a frame, so two lines
+ * compare as their first differing frames' texts do (a line that is
+ * another's first frames comes first); the numbers are compared by their
+ * texts' ranks (intern_ranks(), made again at each sort: numbers are only
+ * ever added).
+ */
+#define IDS_CHUNK (256u << 10)	/* numbers a chunk of the lines' storage */
 
 static int spill_err;
 
@@ -570,31 +612,114 @@ void fagg_init(struct fagg *A, size_t budget)
 {
 	memset(A, 0, sizeof(*A));
 	A->budget = budget;
+	A->sep = FOLD_SEP;
 	spill_err = 0;
+}
+
+/* Room for n numbers in the chunks (kept across spills: reused) */
+static uint32_t *ids_put(struct fagg *A, const uint32_t *ids, uint32_t n)
+{
+	uint32_t *p;
+
+	if (n > IDS_CHUNK) {	/* a line of its own */
+		p = xreallocarray(NULL, n, sizeof(*p));
+		A->big = xreallocarray(A->big, A->nbig + 1, sizeof(*A->big));
+		A->big[A->nbig++] = p;
+	} else {
+		if (A->chunk >= A->nchunks || A->cused + n > IDS_CHUNK) {
+			if (A->chunk < A->nchunks && A->cused)
+				A->chunk++;
+			if (A->chunk >= A->nchunks) {
+				A->chunks = xreallocarray(A->chunks, A->nchunks + 1,
+							  sizeof(*A->chunks));
+				A->chunks[A->nchunks++] = xreallocarray(NULL, IDS_CHUNK,
+									sizeof(uint32_t));
+			}
+			A->cused = 0;
+		}
+		p = A->chunks[A->chunk] + A->cused;
+		A->cused += n;
+	}
+	memcpy(p, ids, n * sizeof(*p));
+	return p;
 }
 
 static void fagg_reset_mem(struct fagg *A)
 {
-	arena_free(A->chunks, A->nchunks);
-	A->chunks = NULL;
-	A->nchunks = A->cused = 0;
-	free(A->ht);
-	A->ht = NULL;
-	A->hcap = 0;
+	size_t i;
+
+	for (i = 0; i < A->nbig; i++)
+		free(A->big[i]);
+	A->nbig = 0;
+	A->chunk = A->cused = 0;
+	if (A->ht)
+		memset(A->ht, 0, A->hcap * sizeof(*A->ht));
 	A->n = 0;
-	A->bytes = 0;
+	A->bytes = A->hcap * sizeof(*A->ht);
 }
+
+/* the ranks of every number so far, for a sort or a merge */
+static void fagg_ranks(struct fagg *A)
+{
+	uint32_t n = intern_count();
+
+	if (n > A->nrank) {
+		free(A->rank);
+		A->rank = xreallocarray(NULL, n, sizeof(*A->rank));
+	}
+	A->nrank = n;
+	intern_ranks(A->rank);
+}
+
+static int ids_cmp(const uint32_t *rank, const uint32_t *x, uint32_t nx, const uint32_t *y,
+		   uint32_t ny)
+{
+	uint32_t i, n = nx < ny ? nx : ny;
+
+	for (i = 0; i < n; i++)
+		if (x[i] != y[i]) {
+			uint32_t a = rank[x[i]], b = rank[y[i]];
+
+			return (a > b) - (a < b);
+		}
+	return (nx > ny) - (nx < ny);
+}
+
+/* a line's first two frames' ranks, compared first */
+static uint64_t line_prefix(const uint32_t *rank, const uint32_t *ids, uint32_t n)
+{
+	/* rank + 1: a line that ends there sorts first */
+	uint64_t a = n > 0 ? rank[ids[0]] + 1ull : 0, b = n > 1 ? rank[ids[1]] + 1ull : 0;
+
+	return a << 32 | b;
+}
+
+static const uint32_t *sort_rank;
 
 static int fline_cmp(const void *a, const void *b)
 {
 	const struct fline *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
 
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+	if (x->pfx != y->pfx)
+		return x->pfx < y->pfx ? -1 : 1;
+	if (x->n <= 2 || y->n <= 2)	/* the prefix was all of one */
+		return (x->n > y->n) - (x->n < y->n);
+	return ids_cmp(sort_rank, x->ids + 2, x->n - 2, y->ids + 2, y->n - 2);
 }
 
-/* Sort what is in memory and write it out as a run. */
+static void fagg_sort(struct fagg *A)
+{
+	size_t i;
+
+	fagg_ranks(A);
+	for (i = 0; i < A->n; i++)
+		A->e[i].pfx = line_prefix(A->rank, A->e[i].ids, A->e[i].n);
+	sort_rank = A->rank;
+	xqsort(A->e, A->n, sizeof(*A->e), fline_cmp);
+}
+
+/* Sort what is in memory and write it out as a run: per line its number
+ * of frames, its weight, its frames' numbers. */
 static int spill(struct fagg *A)
 {
 	FILE *f = tmpfile();
@@ -604,10 +729,11 @@ static int spill(struct fagg *A)
 		errx_("temporary file for folded stacks: %s", strerror(errno));
 		return -1;
 	}
-	xqsort(A->e, A->n, sizeof(*A->e), fline_cmp);
+	fagg_sort(A);
 	for (i = 0; i < A->n; i++) {
-		fwrite(A->e[i].key, 1, A->e[i].len, f);
-		fprintf(f, " %llu\n", (unsigned long long)A->e[i].weight);
+		fwrite(&A->e[i].n, sizeof(A->e[i].n), 1, f);
+		fwrite(&A->e[i].weight, sizeof(A->e[i].weight), 1, f);
+		fwrite(A->e[i].ids, sizeof(*A->e[i].ids), A->e[i].n, f);
 	}
 	if (fflush(f) || ferror(f) || fseek(f, 0, SEEK_SET)) {
 		errx_("temporary file for folded stacks: %s", strerror(errno ? errno : EIO));
@@ -620,9 +746,11 @@ static int spill(struct fagg *A)
 	return 0;
 }
 
-void fagg_add(struct fagg *A, const char *key, size_t len, unsigned int depth, uint64_t w)
+void fagg_add_ids(struct fagg *A, const uint32_t *ids, uint32_t n, unsigned int depth,
+		  uint64_t w)
 {
-	uint64_t hash = hash_bytes(key, len, 0xbb67ae85);
+	uint64_t hash = hash_bytes(ids, n * sizeof(*ids), 0xbb67ae85);
+	uint32_t tag = (uint32_t)(hash >> 32);
 	size_t h, i;
 
 	A->total = add_sat(A->total, w);
@@ -636,15 +764,19 @@ void fagg_add(struct fagg *A, const char *key, size_t len, unsigned int depth, u
 		A->ht = xcalloc(nc, sizeof(*A->ht));
 		A->hcap = nc;
 		for (i = 0; i < A->n; i++) {
-			for (h = A->e[i].hash & (nc - 1); A->ht[h]; h = (h + 1) & (nc - 1))
+			for (h = A->e[i].hash & (nc - 1); A->ht[h].i1; h = (h + 1) & (nc - 1))
 				;
-			A->ht[h] = (uint32_t)i + 1;
+			A->ht[h].i1 = (uint32_t)i + 1;
+			A->ht[h].tag = (uint32_t)(A->e[i].hash >> 32);
 		}
 	}
-	for (h = hash & (A->hcap - 1); A->ht[h]; h = (h + 1) & (A->hcap - 1)) {
-		struct fline *e = &A->e[A->ht[h] - 1];
+	for (h = hash & (A->hcap - 1); A->ht[h].i1; h = (h + 1) & (A->hcap - 1)) {
+		struct fline *e;
 
-		if (e->hash == hash && e->len == len && !memcmp(e->key, key, len)) {
+		if (A->ht[h].tag != tag)
+			continue;
+		e = &A->e[A->ht[h].i1 - 1];
+		if (e->hash == hash && e->n == n && !memcmp(e->ids, ids, n * sizeof(*ids))) {
 			e->weight = add_sat(e->weight, w);
 			return;
 		}
@@ -653,44 +785,58 @@ void fagg_add(struct fagg *A, const char *key, size_t len, unsigned int depth, u
 		A->cap = A->cap ? A->cap * 2 : 1024;
 		A->e = xreallocarray(A->e, A->cap, sizeof(*A->e));
 	}
-	A->ht[h] = (uint32_t)A->n + 1;
-	A->e[A->n].key = arena_put(&A->chunks, &A->nchunks, &A->cused, key, len);
-	A->e[A->n].len = (uint32_t)len;
+	A->ht[h].i1 = (uint32_t)A->n + 1;
+	A->ht[h].tag = tag;
+	A->e[A->n].ids = ids_put(A, ids, n);
+	A->e[A->n].n = n;
 	A->e[A->n].hash = hash;
 	A->e[A->n].weight = w;
 	A->n++;
-	A->bytes += len + 1 + sizeof(*A->e);
+	A->bytes += n * sizeof(*ids) + sizeof(*A->e);
 	if (A->bytes > A->budget && spill(A))
 		spill_err = -1;
+}
+
+void fagg_add(struct fagg *A, const char *key, size_t len, unsigned int depth, uint64_t w)
+{
+	size_t pos = 0;
+
+	A->split.n = 0;
+	for (;;) {
+		const char *e = memchr(key + pos, FOLD_SEP, len - pos);
+		size_t end = e ? (size_t)(e - key) : len;
+
+		fstack_need(&A->split, 1);
+		A->split.ids[A->split.n++] = intern(key + pos, end - pos);
+		if (!e)
+			break;
+		pos = end + 1;
+	}
+	fagg_add_ids(A, A->split.ids, A->split.n, depth, w);
 }
 
 /* run reader: the next line of run r into rd[r]; false at its end */
 static bool run_read(struct fagg *A, size_t r)
 {
 	struct frun *f = &A->rd[r];
-	char *sp;
+	FILE *in = A->runs[r];
 
-	f->len = getline(&f->line, &f->cap, A->runs[r]);
-	if (f->len <= 0)
+	if (fread(&f->n, sizeof(f->n), 1, in) != 1)
 		return false;
-	if (f->line[f->len - 1] == '\n')
-		f->line[--f->len] = 0;
-	sp = strrchr(f->line, ' ');
-	if (!sp)
+	if (fread(&f->w, sizeof(f->w), 1, in) != 1)
 		return false;
-	f->w = strtoull(sp + 1, NULL, 10);
-	*sp = 0;
-	f->len = sp - f->line;
-	return true;
+	if (f->n > f->cap) {
+		f->cap = f->n;
+		f->ids = xreallocarray(f->ids, f->cap, sizeof(*f->ids));
+	}
+	return fread(f->ids, sizeof(*f->ids), f->n, in) == f->n;
 }
 
 static int run_cmp(struct fagg *A, size_t x, size_t y)
 {
 	const struct frun *a = &A->rd[x], *b = &A->rd[y];
-	size_t n = (size_t)(a->len < b->len ? a->len : b->len);
-	int c = memcmp(a->line, b->line, n);
 
-	return c ? c : (a->len > b->len) - (a->len < b->len);
+	return ids_cmp(A->rank, a->ids, a->n, b->ids, b->n);
 }
 
 static void heap_down(struct fagg *A, size_t i)
@@ -719,12 +865,13 @@ int fagg_finish(struct fagg *A)
 	if (spill_err)
 		return -1;
 	if (!A->nruns) {
-		xqsort(A->e, A->n, sizeof(*A->e), fline_cmp);
+		fagg_sort(A);
 		A->pos = 0;
 		return 0;
 	}
 	if (A->n && spill(A))
 		return -1;
+	fagg_ranks(A);
 	A->rd = xcalloc(A->nruns, sizeof(*A->rd));
 	A->heap = xcalloc(A->nruns, sizeof(*A->heap));
 	for (i = 0; i < A->nruns; i++)
@@ -735,13 +882,38 @@ int fagg_finish(struct fagg *A)
 	return 0;
 }
 
+/* The text of a line of n frames' numbers into A->cur */
+static size_t line_text(struct fagg *A, const uint32_t *ids, uint32_t n)
+{
+	size_t len = 0, l, i;
+
+	for (i = 0; i < n; i++) {
+		const char *t = intern_text(ids[i], &l);
+
+		if (A->curcap < len + l + 2) {
+			A->curcap = (len + l + 2) * 2;
+			A->cur = xrealloc(A->cur, A->curcap);
+		}
+		if (i)
+			A->cur[len++] = A->sep;
+		memcpy(A->cur + len, t, l);
+		len += l;
+	}
+	if (!A->cur) {
+		A->curcap = 1;
+		A->cur = xrealloc(A->cur, A->curcap);
+	}
+	A->cur[len] = 0;
+	return len;
+}
+
 int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w)
 {
 	if (!A->nruns) {
 		if (A->pos >= A->n)
 			return 0;
-		*key = A->e[A->pos].key;
-		*len = A->e[A->pos].len;
+		*len = line_text(A, A->e[A->pos].ids, A->e[A->pos].n);
+		*key = A->cur;
 		*w = A->e[A->pos].weight;
 		A->pos++;
 		return 1;
@@ -749,21 +921,17 @@ int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w)
 	if (!A->nheap)
 		return 0;
 	{
-		size_t r = A->heap[0];
-		struct frun *f = &A->rd[r];
+		struct frun *f = &A->rd[A->heap[0]];
 		uint64_t sum = 0;
-		size_t n = (size_t)f->len;
+		size_t r;
 
-		if (A->curcap < n + 1) {
-			A->curcap = n + 1;
-			A->cur = xrealloc(A->cur, A->curcap);
-		}
-		memcpy(A->cur, f->line, n);
-		A->cur[n] = 0;
+		fstack_need(&A->split, f->n);
+		memcpy(A->split.ids, f->ids, f->n * sizeof(*f->ids));
+		A->split.n = f->n;
 		/* every run's copy of this line: they are at the heap's top in turn */
 		while (A->nheap) {
 			f = &A->rd[A->heap[0]];
-			if ((size_t)f->len != n || memcmp(f->line, A->cur, n))
+			if (f->n != A->split.n || memcmp(f->ids, A->split.ids, f->n * sizeof(*f->ids)))
 				break;
 			sum = add_sat(sum, f->w);
 			if (!run_read(A, A->heap[0]))
@@ -775,8 +943,8 @@ int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w)
 				errx_("temporary file for folded stacks: read error");
 				return -1;
 			}
+		*len = line_text(A, A->split.ids, A->split.n);
 		*key = A->cur;
-		*len = n;
 		*w = sum;
 		return 1;
 	}
@@ -787,16 +955,23 @@ void fagg_free(struct fagg *A)
 	size_t i;
 
 	fagg_reset_mem(A);
+	for (i = 0; i < A->nchunks; i++)
+		free(A->chunks[i]);
+	free(A->chunks);
+	free(A->big);
+	free(A->ht);
 	free(A->e);
 	for (i = 0; i < A->nruns; i++) {
 		fclose(A->runs[i]);
 		if (A->rd)
-			free(A->rd[i].line);
+			free(A->rd[i].ids);
 	}
 	free(A->runs);
 	free(A->rd);
 	free(A->heap);
 	free(A->cur);
+	free(A->rank);
+	fstack_free(&A->split);
 	memset(A, 0, sizeof(*A));
 }
 

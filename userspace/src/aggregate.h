@@ -91,33 +91,64 @@ struct group *pair_group(struct groups *G, const struct sstall *ss, bool by_addr
 
 #define FOLD_SEP '\x01'		/* frame separator inside: sorts below any frame byte */
 
+/*
+ * A folded line by its frames' numbers (intern.h), root first (the root
+ * and the submitter's marker are numbered too); the last root made is
+ * kept for the next stall.
+ */
+struct fstack {
+	uint32_t *ids;
+	uint32_t n, cap;
+	bool root_valid;
+	uint8_t root_mode;
+	uint32_t root_tgid, root_pid, root;
+	char root_comm[I915_STALL_COMM_LEN];
+	struct sbuf tmp;
+};
+void fstack_free(struct fstack *f);
+
+/*
+ * The lines are kept and spilled as numbers, and made text once each, when
+ * read (fagg_next()).
+ */
 struct fagg {
 	size_t budget;		/* bytes in memory before a spill */
-	struct fline { char *key; uint32_t len; uint64_t hash, weight; } *e;
+	struct fline { const uint32_t *ids; uint32_t n; uint64_t hash, weight, pfx; } *e;
 	size_t n, cap;
-	uint32_t *ht;
+	struct hslot *ht;
 	size_t hcap;
-	char **chunks;		/* key storage */
-	size_t nchunks, cused, bytes;
+	uint32_t **chunks;	/* the lines' numbers, IDS_CHUNK a chunk, reused */
+	size_t nchunks, chunk, cused, bytes;
+	uint32_t **big;		/* lines longer than a chunk */
+	size_t nbig;
 	FILE **runs;		/* sorted runs spilled */
 	size_t nruns;
 	uint64_t total;		/* sum of weights (saturating) */
 	unsigned int maxdepth;	/* frames in the deepest line, root included */
+	uint32_t *rank;		/* intern_ranks() at the last sort */
+	uint32_t nrank;
+	struct fstack split;	/* fagg_add()'s numbers; the merge's line */
 	/* reading */
 	size_t pos;
-	struct frun { char *line; size_t cap; ssize_t len; uint64_t w; } *rd;
+	struct frun { uint32_t *ids; uint32_t n, cap; uint64_t w; } *rd;
 	size_t *heap, nheap;
 	char *cur;
 	size_t curcap;
+	char sep;		/* between the frames fagg_next() gives: FOLD_SEP */
 };
 
 void fagg_init(struct fagg *A, size_t budget);
+/* a line of n frames' numbers, root first (fold_stack()); depth: its frames */
+void fagg_add_ids(struct fagg *A, const uint32_t *ids, uint32_t n, unsigned int depth,
+		  uint64_t w);
 /* key: frames separated by FOLD_SEP, root first; depth: its frames */
 void fagg_add(struct fagg *A, const char *key, size_t len, unsigned int depth, uint64_t w);
 /* Done adding; 0 or -1 after a message (temporary file error). */
 int fagg_finish(struct fagg *A);
 /* The lines in frame order, equal keys merged: 1 and *key, *len, *w; 0 at
- * the end; -1 after a message.  *key is valid until the next call. */
+ * the end; -1 after a message.  *key is valid until the next call.  Its
+ * frames are separated by FOLD_SEP, or by A->sep when set (after
+ * fagg_finish(): the output's separator, the order stays FOLD_SEP's). */
 int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w);
 void fagg_free(struct fagg *A);
 
@@ -136,16 +167,17 @@ int fmerge_next(struct fmerge *M, const char **key, size_t *len, uint64_t *wa, u
 void fmerge_free(struct fmerge *M);
 
 /*
- * The folded line of a stall: root ("comm-pid/tid" per --folded-root), the
- * user frames outermost first, the kernel frames suffixed "_[k]"; with
- * submitter (--submitter, after sym_submit()), then as bcc's offwaketime
- * puts a waker's stack after the sleeper's, the submitter's marker frame
- * (submit_group()'s, "[submitted by COMM]" ...) and its user frames
- * innermost first.  Returns the frames, root included.
+ * The folded line of a stall into f, by numbers: root ("comm-pid/tid" per
+ * --folded-root), the user frames outermost first, the kernel frames
+ * suffixed "_[k]"; with submitter (--submitter, after sym_submit()), then
+ * as bcc's offwaketime puts a waker's stack after the sleeper's, the
+ * submitter's marker frame (submit_group()'s, "[submitted by COMM]" ...)
+ * and its user frames innermost first.  Returns the frames, root included
+ * (f->n).
  */
 enum fold_root { ROOT_TID, ROOT_PID, ROOT_COMM };
-unsigned int fold_line(struct sbuf *b, const struct sstall *ss, enum fold_root root,
-		       bool submitter);
+unsigned int fold_stack(struct fstack *f, const struct sstall *ss, enum fold_root root,
+			bool submitter);
 
 /* "comm" for text: control bytes as '?'; for folded also ';' as ':'. */
 void comm_clean(char *dst, const char *src, bool folded);

@@ -56,7 +56,8 @@ struct dctx {
 	struct opts *o;
 	struct capture *C;
 	struct fagg *fold;	/* -F folded/svg: the side's fagg, else NULL */
-	struct sbuf key, line;
+	struct sbuf key;
+	struct fstack fold_line;
 	size_t stalls;
 };
 
@@ -72,9 +73,9 @@ static int capture_one(void *ctx, const struct stall *s, const struct srec *r)
 	if (d->o->submitter)
 		sym_submit(&ss);
 	if (d->fold) {
-		unsigned int depth = fold_line(&d->line, &ss, d->o->root, d->o->submitter);
+		unsigned int depth = fold_stack(&d->fold_line, &ss, d->o->root, d->o->submitter);
 
-		fagg_add(d->fold, sb_str(&d->line), d->line.len, depth,
+		fagg_add_ids(d->fold, d->fold_line.ids, d->fold_line.n, depth,
 			 d->o->weight == W_COUNT ? 1 :
 			 r->duration_ns / 1000 + (r->duration_ns % 1000 != 0));
 		return 0;
@@ -446,7 +447,7 @@ done:
 	}
 	free(C);
 	sb_free(&d.key);
-	sb_free(&d.line);
+	fstack_free(&d.fold_line);
 	sym_cleanup();
 	return rc;
 }

@@ -16,7 +16,7 @@
 struct fold_ctx {
 	struct opts *o;
 	struct fagg *A;
-	struct sbuf line;
+	struct fstack line;
 	size_t n;
 };
 
@@ -29,9 +29,9 @@ static int fold_one(void *ctx, const struct stall *s, const struct srec *r)
 	sym_stall(s, r, &ss);
 	if (c->o->submitter)
 		sym_submit(&ss);
-	depth = fold_line(&c->line, &ss, c->o->root, c->o->submitter);
+	depth = fold_stack(&c->line, &ss, c->o->root, c->o->submitter);
 	/* time in microseconds, rounded up: never 0 */
-	fagg_add(c->A, sb_str(&c->line), c->line.len, depth,
+	fagg_add_ids(c->A, c->line.ids, c->line.n, depth,
 		 c->o->weight == W_COUNT ? 1 : r->duration_ns / 1000 + (r->duration_ns % 1000 != 0));
 	c->n++;
 	return 0;
@@ -60,7 +60,7 @@ int report_folded(struct opts *o, struct session *S, struct out *out)
 		rc = svg_write(out, &A, &info);
 	}
 	fagg_free(&A);
-	sb_free(&c.line);
+	fstack_free(&c.line);
 	return rc ? EXIT_FATAL : 0;
 }
 

@@ -11,17 +11,13 @@ int folded_write(struct out *o, struct fagg *A)
 {
 	struct sbuf *b = &o->b;
 	const char *key;
-	size_t len, i;
+	size_t len;
 	uint64_t w;
 	int rc;
 
+	A->sep = ';';	/* the lines come with it */
 	while ((rc = fagg_next(A, &key, &len, &w)) > 0) {
-		size_t start = b->len;
-
 		sb_put(b, key, len);
-		for (i = start; i < b->len; i++)
-			if (b->p[i] == FOLD_SEP)
-				b->p[i] = ';';
 		sb_putc(b, ' ');
 		sb_dec(b, w, 0);
 		sb_putc(b, '\n');

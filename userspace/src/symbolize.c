@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intern.h"
 #include "strbuf.h"
 #include "symbolize.h"
 
@@ -125,12 +126,6 @@ static struct {
 	const void *user_space;		/* the last user stack's address space */
 	struct ahead ahead[AHEAD];	/* sym_prefetch() */
 	unsigned int ahead_next;
-	/* the frames' keys by number (key_intern()): kept past eviction */
-	struct { size_t off; uint32_t len; uint64_t hash; } *keys;
-	size_t nkeys, keycap;
-	uint32_t *keyht;		/* number + 1, 0 empty */
-	size_t keyhcap;
-	struct sbuf keytext;
 } C;
 
 void sym_init(const struct sym_opts *o)
@@ -487,53 +482,6 @@ static uint64_t frame_hash(const void *space, int kind, uint64_t addr)
 	return hash_mix(frame_seed(space, kind), addr);
 }
 
-/*
- * The number of a frame's key, the same for equal keys: summary groups
- * stacks by their frames' numbers, not by the text of their keys (a
- * stack's key text is some 400 bytes on libc's symbols, which made the
- * groups most of its time and memory on distinct stacks).
- */
-static uint32_t key_intern(const char *k, size_t len)
-{
-	uint64_t h = hash_bytes(k, len, 0x4b657973);
-	size_t i, j;
-
-	if ((C.nkeys + 1) * 2 > C.keyhcap) {
-		size_t nc = C.keyhcap ? C.keyhcap * 2 : 1024;
-
-		free(C.keyht);
-		C.keyht = xcalloc(nc, sizeof(*C.keyht));
-		C.keyhcap = nc;
-		for (i = 0; i < C.nkeys; i++) {
-			for (j = C.keys[i].hash & (nc - 1); C.keyht[j]; j = (j + 1) & (nc - 1))
-				;
-			C.keyht[j] = (uint32_t)i + 1;
-		}
-	}
-	for (j = h & (C.keyhcap - 1); C.keyht[j]; j = (j + 1) & (C.keyhcap - 1)) {
-		i = C.keyht[j] - 1;
-		if (C.keys[i].hash == h && C.keys[i].len == len &&
-		    !memcmp(C.keytext.p + C.keys[i].off, k, len))
-			return (uint32_t)i;
-	}
-	if (C.nkeys == C.keycap) {
-		C.keycap = C.keycap ? C.keycap * 2 : 1024;
-		C.keys = xreallocarray(C.keys, C.keycap, sizeof(*C.keys));
-	}
-	C.keys[C.nkeys].off = C.keytext.len;
-	C.keys[C.nkeys].len = (uint32_t)len;
-	C.keys[C.nkeys].hash = h;
-	sb_put(&C.keytext, k, len);
-	C.keyht[j] = (uint32_t)C.nkeys + 1;
-	return (uint32_t)C.nkeys++;
-}
-
-const char *sym_key(uint32_t id, size_t *len)
-{
-	*len = C.keys[id].len;
-	return C.keytext.p + C.keys[id].off;
-}
-
 /* Copy the resolver's strings and the texts into one allocation: the
  * report's line, the entry, the other strings (struct fent).  The line
  * is made once here so that a stack not seen before is written by copying
@@ -608,7 +556,19 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	e->sf.line_len = (uint32_t)line;
 	e->sf.fold_len = (uint32_t)fold;
 	e->sf.key_len = (uint32_t)key;
-	e->sf.key_id = key_intern(p, key);
+	/* the frames' keys and folded names by number (intern.h), kept
+	 * past eviction: summary groups stacks by their frames' keys' numbers
+	 * (a stack's key text is some 400 bytes on libc's symbols), folded
+	 * and SVG by their folded names' */
+	e->sf.key_id = intern(p, key);
+	if (user) {
+		e->sf.fold_id = intern(e->sf.fold, fold);
+	} else {
+		sb_reset(b);
+		sb_put(b, e->sf.fold, fold);
+		sb_put(b, "_[k]", 4);
+		e->sf.fold_id = intern(b->p, b->len);
+	}
 	C.bytes += len;
 	return e;
 }
@@ -1398,9 +1358,7 @@ void sym_cleanup(void)
 	free(C.scratch[0]);
 	free(C.scratch[1]);
 	free(C.scratch[2]);
-	free(C.keys);
-	free(C.keyht);
-	sb_free(&C.keytext);
+	intern_free();
 	ksym_cleanup();
 	usym_cleanup();
 	memset(&C, 0, sizeof(C));

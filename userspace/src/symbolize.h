@@ -38,8 +38,8 @@ void sym_init(const struct sym_opts *o);
  * files' archive pointers). */
 void sym_add_session(const struct session *S);
 void sym_cleanup(void);
-/* The key of a frame's key_id, len bytes; valid until sym_cleanup(). */
-const char *sym_key(uint32_t id, size_t *len);
+/* The frames' key_id and fold_id are numbers of intern.h, valid until
+ * sym_cleanup(). */
 
 /* A symbolized frame, shared by every stall that has it. */
 #define SFRAME_LINE_SLACK 32
@@ -56,7 +56,9 @@ struct sframe {
 	bool cfi;		/* 1.2: found by CFI in the stack snapshot only */
 	const char *fold;	/* folded and SVG: "sym", "[file]", "[unknown]" */
 	const char *key;	/* summary: as fold, but "[unknown 0xADDR]" without a file */
-	uint32_t key_id;	/* key's number: equal keys, equal numbers (sym_key()) */
+	uint32_t key_id;	/* key's number: equal keys, equal numbers (intern.h) */
+	uint32_t fold_id;	/* the number of its text in a folded line: fold, and
+				 * "_[k]" after a kernel frame's */
 	struct frame fr;	/* strings owned by the cache entry */
 };
 

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/* Strings by number (intern.h): an open-addressing table over one arena. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+#include "strbuf.h"
+
+static struct {
+	struct { size_t off; uint32_t len; uint64_t hash; } *s;
+	uint32_t n;
+	size_t cap;
+	uint32_t *ht;		/* number + 1, 0 empty */
+	size_t hcap;
+	struct sbuf text;	/* each string and a NUL */
+} I;
+
+uint32_t intern(const char *k, size_t len)
+{
+	uint64_t h = hash_bytes(k, len, 0x4b657973);
+	size_t i, j;
+
+	if (((size_t)I.n + 1) * 2 > I.hcap) {
+		size_t nc = I.hcap ? I.hcap * 2 : 1024;
+
+		free(I.ht);
+		I.ht = xcalloc(nc, sizeof(*I.ht));
+		I.hcap = nc;
+		for (i = 0; i < I.n; i++) {
+			for (j = I.s[i].hash & (nc - 1); I.ht[j]; j = (j + 1) & (nc - 1))
+				;
+			I.ht[j] = (uint32_t)i + 1;
+		}
+	}
+	for (j = h & (I.hcap - 1); I.ht[j]; j = (j + 1) & (I.hcap - 1)) {
+		i = I.ht[j] - 1;
+		if (I.s[i].hash == h && I.s[i].len == len && !memcmp(I.text.p + I.s[i].off, k, len))
+			return (uint32_t)i;
+	}
+	if (I.n == I.cap) {
+		I.cap = I.cap ? I.cap * 2 : 1024;
+		I.s = xreallocarray(I.s, I.cap, sizeof(*I.s));
+	}
+	I.s[I.n].off = I.text.len;
+	I.s[I.n].len = (uint32_t)len;
+	I.s[I.n].hash = h;
+	sb_put(&I.text, k, len);
+	sb_putc(&I.text, 0);
+	I.ht[j] = I.n + 1;
+	return I.n++;
+}
+
+const char *intern_text(uint32_t id, size_t *len)
+{
+	*len = I.s[id].len;
+	return I.text.p + I.s[id].off;
+}
+
+uint32_t intern_count(void)
+{
+	return I.n;
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	size_t lx = I.s[x].len, ly = I.s[y].len;
+	int c = memcmp(I.text.p + I.s[x].off, I.text.p + I.s[y].off, lx < ly ? lx : ly);
+
+	return c ? c : (lx > ly) - (lx < ly);
+}
+
+void intern_ranks(uint32_t *rank)
+{
+	uint32_t *ord = xreallocarray(NULL, I.n ? I.n : 1, sizeof(*ord)), i;
+
+	for (i = 0; i < I.n; i++)
+		ord[i] = i;
+	xqsort(ord, I.n, sizeof(*ord), cmp_text);
+	for (i = 0; i < I.n; i++)	/* distinct numbers: distinct strings */
+		rank[ord[i]] = i;
+	free(ord);
+}
+
+void intern_free(void)
+{
+	free(I.s);
+	free(I.ht);
+	sb_free(&I.text);
+	memset(&I, 0, sizeof(I));
+}
