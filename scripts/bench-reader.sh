@@ -316,9 +316,14 @@ out += [f"| 5b | `report -F json` peak RSS, {n:,} stalls: distinct stacks, libc 
         "time; now 20,000, with the input mapped 2 MiB at a time and the caches on huge pages),",
         "`dwfl_module_addrinfo()` reading libc's whole symbol table for each address between its",
         "symbols (now once per gap), and for `summary` its groups keyed by 400 bytes of text a",
-        "stack (now by the frames' numbers). `folded` and `svg` keep a line of text per distinct",
+        "stack (now by the frames' numbers), whose table's probes read every group they passed",
+        "(now a tag of the hash in the slot). `folded` and `svg` kept a line of text per distinct",
         "stack, 600 bytes here, spilled sorted to temporary files past the budget and merged:",
-        "copying, sorting and writing those lines is most of what they add to `report`'s time.",
+        "copying, sorting and writing those lines was most of what they added to `report`'s time.",
+        "They now keep a stack as its frames' numbers (`intern.c`, about 100 bytes), sort, spill",
+        "and merge those (by the ranks of the frames' texts, which is the text's order), and make",
+        "the text once per line, as it is written. Tried and dropped: looking up the kernel",
+        "frames ahead as the user frames are (`sym_prefetch()`): no faster here.",
         "<!-- bench-reader end -->"]
 # the goal table at the top: the rows of 5b, after figure 5's (bench.sh keeps them)
 goal = [f"| 5b | `report` over `perf script`, distinct stacks of a generated program (section 5b) | "
