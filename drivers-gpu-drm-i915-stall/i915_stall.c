@@ -63,12 +63,14 @@
  * ------
  * A stall is recorded at wait exit, in the waiting task.  The record is
  * first made in a buffer of its own, with preemption enabled: the fields,
- * the kernel and user call chains and the copy of the user stack.  Then,
- * with preemption disabled, the only writer of a ring, its CPU, reserves
- * record n, copies the buffer into the slot, names the identity of the
- * user code and commits.  So the preemption-disabled section is a copy of
- * a slot, whatever the stacks cost, and a writer needs no lock and no
- * atomic read-modify-write, never blocks and never waits for a reader.
+ * the kernel and user call chains, and how much of the user stack may be
+ * copied.  Then, with preemption disabled, the only writer of a ring, its
+ * CPU, reserves record n, copies the buffer into the slot and the user
+ * stack straight into the slot's snapshot (copied once, not into the
+ * buffer and again), names the identity of the user code and commits.  So
+ * the preemption-disabled section is a copy of a slot, whatever the stacks
+ * cost, and a writer needs no lock and no atomic read-modify-write, never
+ * blocks and never waits for a reader.
  * If no buffer can be had without sleeping, the record is made in the
  * slot itself, as a writer of this log did before.  The single-writer rule
  * is asserted for KCSAN (ASSERT_EXCLUSIVE_WRITER() on the head), and a
@@ -425,11 +427,13 @@ struct stall_fill_arg {
 
 /*
  * Make a record of the stall in @s, a slot of @rings or a buffer of its
- * stride: everything but the sequence number and the CPU.  Preemption
- * may be enabled.
+ * size without the snapshot: everything but the sequence number and the
+ * CPU.  The user stack goes to @ustack, the slot's snapshot; with @ustack
+ * NULL, it is left for stall_copy_user_stack() to copy into the slot.
+ * Preemption may be enabled.
  */
 static noinline void stall_fill(const struct i915_stall_rings *rings,
-				struct i915_stall_record *s,
+				struct i915_stall_record *s, u8 *ustack,
 				const struct stall_fill_arg *arg, unsigned int skip)
 {
 	const struct i915_stall_info *info = arg->info;
@@ -491,18 +495,21 @@ static noinline void stall_fill(const struct i915_stall_rings *rings,
 	if (n == ARRAY_SIZE(s->kstack))
 		s->flags |= I915_STALL_F_KSTACK_TRUNC;
 
-	stall_fill_user(s, stall_slot_ustack(s), rings->ustack_bytes, stall_slot_ref(s));
+	stall_fill_user(s, ustack, rings->ustack_bytes, stall_slot_ref(s));
 }
 
-/* Copy a record made by stall_fill() into a reserved slot. */
+/*
+ * Copy a record made by stall_fill() into a reserved slot, and the user
+ * stack it left from the task's stack into the slot's snapshot.
+ */
 static void stall_copy_cb(const struct i915_stall_rings *rings,
 			  struct i915_stall_record *s, const void *data)
 {
 	const struct i915_stall_record *buf = data;
 
 	memcpy(&s->start_ns, &buf->start_ns,
-	       STALL_SLOT_USTACK_OFFSET - offsetof(struct i915_stall_record, start_ns) +
-	       buf->ustack_size);
+	       STALL_SLOT_USTACK_OFFSET - offsetof(struct i915_stall_record, start_ns));
+	stall_copy_user_stack(s, stall_slot_ustack(s));
 	s->cpu = smp_processor_id();
 }
 
@@ -513,7 +520,7 @@ static noinline void stall_fill_cb(const struct i915_stall_rings *rings,
 	const struct stall_fill_arg *arg = data;
 
 	/* stall_fill(), this, stall_record(), i915_stall_record() */
-	stall_fill(rings, s, arg, 4);
+	stall_fill(rings, s, stall_slot_ustack(s), arg, 4);
 	stall_ident_name(arg->log->ident, stall_slot_ref(s));
 	s->cpu = smp_processor_id();
 	trace_i915_stall(arg->log->drm, s);
@@ -623,10 +630,10 @@ static noinline void stall_record(struct i915_stall_log *log,
 	rings = rcu_dereference(log->rings);
 	if (WARN_ON_ONCE(!rings))
 		return;
-	buf = kmalloc(rings->stride, GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
+	buf = kmalloc(STALL_SLOT_USTACK_OFFSET, GFP_NOWAIT | __GFP_NOWARN | __GFP_NOMEMALLOC);
 	if (buf) {
 		/* stall_fill(), this, i915_stall_record() */
-		stall_fill(rings, buf, arg, 3);
+		stall_fill(rings, buf, NULL, arg, 3);
 		preempt_disable();
 		t0 = stall_section_begin();
 		stall_ident_name(log->ident, stall_slot_ref(buf));

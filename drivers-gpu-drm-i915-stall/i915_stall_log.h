@@ -218,6 +218,7 @@ void i915_stall_syncobj_watch(struct i915_stall_log *log, bool watch);
 /* i915_stall_user.c: the user stack and the identity of user code */
 void stall_fill_user(struct i915_stall_record *s, u8 *ustack, u32 ustack_bytes,
 		     struct stall_ident_ref *ref);
+void stall_copy_user_stack(struct i915_stall_record *s, u8 *ustack);
 void stall_fill_user_frames(struct i915_stall_record *s, struct stall_ident_ref *ref);
 void stall_ident_name(struct stall_ident *id, struct stall_ident_ref *ref);
 struct stall_ident *stall_ident_create(void);

@@ -408,9 +408,9 @@ static void stall_capture_frames(struct i915_stall_record *s, struct stall_ident
 /*
  * The user part of record @s of the current task, which entered the kernel
  * with @regs: @s->ustack, the registers and up to @ustack_bytes of stack
- * from sp up into @ustack, and in @ref whose they are, for
- * stall_ident_name().  Of a task whose address space is not dumpable, the
- * frames only.
+ * from sp up into @ustack (with @ustack NULL, only how many bytes, in
+ * @s->ustack_size), and in @ref whose they are, for stall_ident_name().
+ * Of a task whose address space is not dumpable, the frames only.
  */
 static void stall_capture_user(struct i915_stall_record *s, u8 *ustack, u32 ustack_bytes,
 			       struct stall_ident_ref *ref, struct pt_regs *regs)
@@ -432,7 +432,7 @@ static void stall_capture_user(struct i915_stall_record *s, u8 *ustack, u32 usta
 	s->user_bp = regs->bp;
 	s->flags |= I915_STALL_F_USER_REGS;
 	room = stall_ustack_room(mm, regs->sp, ustack_bytes, &s->flags);
-	s->ustack_size = stall_copy_ustack(ustack, regs->sp, room);
+	s->ustack_size = ustack ? stall_copy_ustack(ustack, regs->sp, room) : room;
 }
 
 /*
@@ -453,7 +453,8 @@ static bool stall_has_user(struct i915_stall_record *s, struct stall_ident_ref *
 /**
  * stall_fill_user - capture the user part of a record
  * @s: the record, zeroed past its sequence number
- * @ustack: where its stack snapshot goes
+ * @ustack: where its stack snapshot goes, or NULL to copy it later with
+ *	stall_copy_user_stack()
  * @ustack_bytes: room there
  * @ref: where it says whose stack it is
  *
@@ -469,6 +470,25 @@ void stall_fill_user(struct i915_stall_record *s, u8 *ustack, u32 ustack_bytes,
 {
 	if (stall_has_user(s, ref))
 		stall_capture_user(s, ustack, ustack_bytes, ref, task_pt_regs(current));
+}
+
+/**
+ * stall_copy_user_stack - copy the stack snapshot stall_fill_user() left
+ * @s: a record of the current task, made by stall_fill_user() with no
+ *	snapshot: @s->ustack_size bytes from @s->user_sp are to be copied
+ * @ustack: where they go, room for @s->ustack_size bytes
+ *
+ * The copy that stall_fill_user() would have made, bounded as it was to
+ * the stack's mapping and to the room it was given; @s->ustack_size is
+ * then the bytes copied, fewer if a page is no longer resident.
+ *
+ * Context: Process context, in the task of stall_fill_user(); preemption
+ * may be disabled.  Never sleeps.
+ */
+void stall_copy_user_stack(struct i915_stall_record *s, u8 *ustack)
+{
+	if (s->ustack_size)
+		s->ustack_size = stall_copy_ustack(ustack, s->user_sp, s->ustack_size);
 }
 
 /**

@@ -381,6 +381,26 @@ static void stall_user_capture(struct kunit *test)
 	/* but it still names its process, for its frames */
 	KUNIT_EXPECT_EQ(test, ref.flags & STALL_REF_USER, STALL_REF_USER);
 
+	/*
+	 * No buffer: all the room is left for the slot, and the copy into it
+	 * stops at the end of the mapping, as above.
+	 */
+	memset(s, 0, sizeof(*s));
+	user_set_dumpable(SUID_DUMP_USER);
+	stall_capture_user(s, NULL, TEST_USTACK, &ref, &regs);
+	KUNIT_EXPECT_EQ(test, s->flags, I915_STALL_F_USER_REGS);
+	KUNIT_EXPECT_EQ(test, s->ustack_size, TEST_USTACK);
+	stall_copy_user_stack(s, ustack);
+	KUNIT_EXPECT_EQ(test, s->ustack_size, 200);
+	KUNIT_EXPECT_EQ(test, *(u64 *)ustack, word);
+	/* the stack unmapped in between: nothing copied, and it says so */
+	KUNIT_ASSERT_EQ(test, vm_munmap(stack, PAGE_SIZE), 0);
+	memset(ustack, 0, TEST_USTACK);
+	s->ustack_size = 200;
+	stall_copy_user_stack(s, ustack);
+	KUNIT_EXPECT_EQ(test, s->ustack_size, 0);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(ustack, 0, TEST_USTACK));
+
 	/* A kernel thread: nothing of the user part at all. */
 	memset(s, 0, sizeof(*s));
 	stall_fill_user(s, ustack, TEST_USTACK, &ref);

@@ -605,8 +605,8 @@ The same `record` and `unwind` runs, three times each, with the guest
 program's stack running through three shared libraries
 (`libbenchdeep1.so`..`3`, every other frame) and the executable, and with
 `i915_stalls_ustack_bytes` set to each size in turn: the record then also
-copies up to that much stack from `sp` up, with preemption enabled, into
-its own buffer, never past the end of the stack's mapping (so a size
+copies up to that much stack from `sp` up, once, straight into its ring
+slot, never past the end of the stack's mapping (so a size
 larger than the stack above `sp` copies no more), and names the version
 of the executable mappings of its address space that a worker reads
 (build-id, file offset, path), which the snapshot turns into the record's
@@ -705,9 +705,10 @@ only in kernels with the mock GPU; in those it is a patched-out jump at each
 end of the section until a benchmark asks, and in the others there is
 nothing there). The section is `stall_ident_name()` (the CPU's entry for the
 address space, under its raw spinlock, and the request to the worker),
-the copy of the record, made before with preemption enabled, into its slot,
-and the commit; or, if no buffer could be had without sleeping, the whole
-record made in the slot. The section is timed where it runs rather than
+the copy into its slot of the record made before with preemption enabled
+(its fixed part: the stacks, the ids, the maps' reference), the copy of the
+user stack snapshot from `sp` straight into the slot, and the commit; or, if
+no buffer could be had without sleeping, the whole record made in the slot. The section is timed where it runs rather than
 copied into the benchmark, so that what is measured is that code on each
 record, its slot and its CPU's entry. Over the three runs: {sec_n:,}
 sections for {sec_recs:,} records, mean {sec_mean:,.0f} ns, the longest
