@@ -13,9 +13,11 @@ size, and to 4 and 12; the stack pointer moved up over the same bytes by 8 to 12
 with the walk from cached rules (userspace/src/unwind.c) and with libdw's
 dwfl_getthread_frames() for every record (I915_STALLS_UNWIND=libdw):
 exit status, stdout and stderr (but the counts) must be the same.
-Prints "FILE: N records from the rule cache, M by libdw" per FILE, the
-first difference on stderr; exits 1 on any difference.
+Prints "FILE: N records from the rule cache, M by libdw" per FILE, and
+on stderr what differs, with the first lines of the stdout or stderr
+that differ (a diff, cache then libdw); exits 1 on any difference.
 """
+import difflib
 import os
 import re
 import struct
@@ -89,6 +91,15 @@ def main():
                             if x != y]
                     print(f"{p} -F {fmt}: {', '.join(what) or 'counts'} differ(s): "
                           f"cache {a[3]}, libdw {z[3]}", file=sys.stderr)
+                    for i, n in ((1, "stdout"), (2, "stderr")):
+                        x, y = a[i], z[i]
+                        if isinstance(x, bytes):
+                            x, y = x.decode(errors="replace"), y.decode(errors="replace")
+                        d = list(difflib.unified_diff(x.splitlines(), y.splitlines(),
+                                                      f"{n} (cache)", f"{n} (libdw)",
+                                                      n=1, lineterm=""))
+                        for line in d[:12]:
+                            print(f"  {line[:300]}", file=sys.stderr)
                 if p == path and fmt == "text":
                     fast, slow = a[3]
         print(f"{path}: {fast} records from the rule cache, {slow} by libdw")
