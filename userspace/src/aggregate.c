@@ -440,7 +440,7 @@ struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_add
 		int i;
 
 		for (i = (int)u->depth - 1; i >= 0; i--) {
-			id = u->frames[i]->key_id;
+			id = u->key_ids[i];
 			sb_put(b, (const char *)&id, sizeof(id));
 		}
 		g = groups_get_x(G, b->p ? b->p : "", b->len, true);
@@ -571,9 +571,9 @@ unsigned int fold_stack(struct fstack *f, const struct sstall *ss, enum fold_roo
 		       (ss->sub.u ? ss->sub.u->depth : 0));
 	f->ids[f->n++] = root_id(f, ss->r, root);
 	for (i = ss->u ? ss->u->depth : 0; i-- > 0;)
-		f->ids[f->n++] = ss->u->frames[i]->fold_id;
+		f->ids[f->n++] = ss->u->fold_ids[i];
 	for (i = ss->k ? ss->k->depth : 0; i-- > 0;)
-		f->ids[f->n++] = ss->k->frames[i]->fold_id;	/* with its "_[k]" */
+		f->ids[f->n++] = ss->k->fold_ids[i];	/* with its "_[k]" */
 	if (!submitter)
 		return f->n;
 	/* the waiter's chain root to leaf, the marker, the submitter's leaf
@@ -584,7 +584,7 @@ unsigned int fold_stack(struct fstack *f, const struct sstall *ss, enum fold_roo
 	if (ss->sub.status != SUBMIT_RECORDED || !ss->sub.u)
 		return f->n;
 	for (i = 0; i < ss->sub.u->depth; i++)
-		f->ids[f->n++] = ss->sub.u->frames[i]->fold_id;
+		f->ids[f->n++] = ss->sub.u->fold_ids[i];
 	return f->n;
 }
 
