@@ -759,9 +759,12 @@ void fagg_add_ids(struct fagg *A, const uint32_t *ids, uint32_t n, unsigned int 
 	if ((A->n + 1) * 2 > A->hcap) {
 		size_t nc = A->hcap ? A->hcap * 2 : 1024;
 
-		free(A->ht);
+		/* on huge pages: on distinct stacks each probe is a miss, and
+		 * calloc()'s fresh pages cost a fault (read: the zero page)
+		 * and a second one (written) 4 KiB at a time */
+		huge_free(A->ht, A->hcap, sizeof(*A->ht));
 		A->bytes += (nc - A->hcap) * sizeof(*A->ht);
-		A->ht = xcalloc(nc, sizeof(*A->ht));
+		A->ht = xhuge_calloc(nc, sizeof(*A->ht));
 		A->hcap = nc;
 		for (i = 0; i < A->n; i++) {
 			for (h = A->e[i].hash & (nc - 1); A->ht[h].i1; h = (h + 1) & (nc - 1))
@@ -959,7 +962,7 @@ void fagg_free(struct fagg *A)
 		free(A->chunks[i]);
 	free(A->chunks);
 	free(A->big);
-	free(A->ht);
+	huge_free(A->ht, A->hcap, sizeof(*A->ht));
 	free(A->e);
 	for (i = 0; i < A->nruns; i++) {
 		fclose(A->runs[i]);
