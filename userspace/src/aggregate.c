@@ -685,16 +685,26 @@ static int ids_cmp(const uint32_t *rank, const uint32_t *x, uint32_t nx, const u
 	return (nx > ny) - (nx < ny);
 }
 
-/* a line's first two frames' ranks, compared first */
+/*
+ * A line's first frames' ranks, compared first: three of 21 bits while
+ * the numbers are fewer than 2^21 - 1, else two of 32.  On distinct stacks
+ * the first frame (the root, "comm-pid") is the same in every line and
+ * the second one of a few thousand: with two, most comparisons went on
+ * to the lines' numbers, a cache miss each.
+ */
+static unsigned int sort_k;	/* frames in the prefix */
+static const uint32_t *sort_rank;
+
 static uint64_t line_prefix(const uint32_t *rank, const uint32_t *ids, uint32_t n)
 {
+	unsigned int bits = sort_k == 3 ? 21 : 32, i;
+	uint64_t p = 0;
+
 	/* rank + 1: a line that ends there sorts first */
-	uint64_t a = n > 0 ? rank[ids[0]] + 1ull : 0, b = n > 1 ? rank[ids[1]] + 1ull : 0;
-
-	return a << 32 | b;
+	for (i = 0; i < sort_k; i++)
+		p = p << bits | (i < n ? rank[ids[i]] + 1ull : 0);
+	return p;
 }
-
-static const uint32_t *sort_rank;
 
 static int fline_cmp(const void *a, const void *b)
 {
@@ -702,9 +712,10 @@ static int fline_cmp(const void *a, const void *b)
 
 	if (x->pfx != y->pfx)
 		return x->pfx < y->pfx ? -1 : 1;
-	if (x->n <= 2 || y->n <= 2)	/* the prefix was all of one */
+	if (x->n <= sort_k || y->n <= sort_k)	/* the prefix was all of one */
 		return (x->n > y->n) - (x->n < y->n);
-	return ids_cmp(sort_rank, x->ids + 2, x->n - 2, y->ids + 2, y->n - 2);
+	return ids_cmp(sort_rank, x->ids + sort_k, x->n - sort_k, y->ids + sort_k,
+		       y->n - sort_k);
 }
 
 static void fagg_sort(struct fagg *A)
@@ -712,6 +723,7 @@ static void fagg_sort(struct fagg *A)
 	size_t i;
 
 	fagg_ranks(A);
+	sort_k = A->nrank < (1u << 21) - 1 ? 3 : 2;
 	for (i = 0; i < A->n; i++)
 		A->e[i].pfx = line_prefix(A->rank, A->e[i].ids, A->e[i].n);
 	sort_rank = A->rank;
