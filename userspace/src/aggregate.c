@@ -440,7 +440,7 @@ struct group *stack_group(struct groups *G, const struct sstall *ss, bool by_add
 		int i;
 
 		for (i = (int)u->depth - 1; i >= 0; i--) {
-			id = u->frames[i]->key_id;
+			id = u->key_ids[i];
 			sb_put(b, (const char *)&id, sizeof(id));
 		}
 		g = groups_get_x(G, b->p ? b->p : "", b->len, true);
@@ -571,9 +571,9 @@ unsigned int fold_stack(struct fstack *f, const struct sstall *ss, enum fold_roo
 		       (ss->sub.u ? ss->sub.u->depth : 0));
 	f->ids[f->n++] = root_id(f, ss->r, root);
 	for (i = ss->u ? ss->u->depth : 0; i-- > 0;)
-		f->ids[f->n++] = ss->u->frames[i]->fold_id;
+		f->ids[f->n++] = ss->u->fold_ids[i];
 	for (i = ss->k ? ss->k->depth : 0; i-- > 0;)
-		f->ids[f->n++] = ss->k->frames[i]->fold_id;	/* with its "_[k]" */
+		f->ids[f->n++] = ss->k->fold_ids[i];	/* with its "_[k]" */
 	if (!submitter)
 		return f->n;
 	/* the waiter's chain root to leaf, the marker, the submitter's leaf
@@ -584,7 +584,7 @@ unsigned int fold_stack(struct fstack *f, const struct sstall *ss, enum fold_roo
 	if (ss->sub.status != SUBMIT_RECORDED || !ss->sub.u)
 		return f->n;
 	for (i = 0; i < ss->sub.u->depth; i++)
-		f->ids[f->n++] = ss->sub.u->frames[i]->fold_id;
+		f->ids[f->n++] = ss->sub.u->fold_ids[i];
 	return f->n;
 }
 
@@ -685,16 +685,26 @@ static int ids_cmp(const uint32_t *rank, const uint32_t *x, uint32_t nx, const u
 	return (nx > ny) - (nx < ny);
 }
 
-/* a line's first two frames' ranks, compared first */
+/*
+ * A line's first frames' ranks, compared first: three of 21 bits while
+ * the numbers are fewer than 2^21 - 1, else two of 32.  On distinct stacks
+ * the first frame (the root, "comm-pid") is the same in every line and
+ * the second one of a few thousand: with two, most comparisons went on
+ * to the lines' numbers, a cache miss each.
+ */
+static unsigned int sort_k;	/* frames in the prefix */
+static const uint32_t *sort_rank;
+
 static uint64_t line_prefix(const uint32_t *rank, const uint32_t *ids, uint32_t n)
 {
+	unsigned int bits = sort_k == 3 ? 21 : 32, i;
+	uint64_t p = 0;
+
 	/* rank + 1: a line that ends there sorts first */
-	uint64_t a = n > 0 ? rank[ids[0]] + 1ull : 0, b = n > 1 ? rank[ids[1]] + 1ull : 0;
-
-	return a << 32 | b;
+	for (i = 0; i < sort_k; i++)
+		p = p << bits | (i < n ? rank[ids[i]] + 1ull : 0);
+	return p;
 }
-
-static const uint32_t *sort_rank;
 
 static int fline_cmp(const void *a, const void *b)
 {
@@ -702,9 +712,10 @@ static int fline_cmp(const void *a, const void *b)
 
 	if (x->pfx != y->pfx)
 		return x->pfx < y->pfx ? -1 : 1;
-	if (x->n <= 2 || y->n <= 2)	/* the prefix was all of one */
+	if (x->n <= sort_k || y->n <= sort_k)	/* the prefix was all of one */
 		return (x->n > y->n) - (x->n < y->n);
-	return ids_cmp(sort_rank, x->ids + 2, x->n - 2, y->ids + 2, y->n - 2);
+	return ids_cmp(sort_rank, x->ids + sort_k, x->n - sort_k, y->ids + sort_k,
+		       y->n - sort_k);
 }
 
 static void fagg_sort(struct fagg *A)
@@ -712,6 +723,7 @@ static void fagg_sort(struct fagg *A)
 	size_t i;
 
 	fagg_ranks(A);
+	sort_k = A->nrank < (1u << 21) - 1 ? 3 : 2;
 	for (i = 0; i < A->n; i++)
 		A->e[i].pfx = line_prefix(A->rank, A->e[i].ids, A->e[i].n);
 	sort_rank = A->rank;
@@ -759,9 +771,12 @@ void fagg_add_ids(struct fagg *A, const uint32_t *ids, uint32_t n, unsigned int 
 	if ((A->n + 1) * 2 > A->hcap) {
 		size_t nc = A->hcap ? A->hcap * 2 : 1024;
 
-		free(A->ht);
+		/* on huge pages: on distinct stacks each probe is a miss, and
+		 * calloc()'s fresh pages cost a fault (read: the zero page)
+		 * and a second one (written) 4 KiB at a time */
+		huge_free(A->ht, A->hcap, sizeof(*A->ht));
 		A->bytes += (nc - A->hcap) * sizeof(*A->ht);
-		A->ht = xcalloc(nc, sizeof(*A->ht));
+		A->ht = xhuge_calloc(nc, sizeof(*A->ht));
 		A->hcap = nc;
 		for (i = 0; i < A->n; i++) {
 			for (h = A->e[i].hash & (nc - 1); A->ht[h].i1; h = (h + 1) & (nc - 1))
@@ -959,7 +974,7 @@ void fagg_free(struct fagg *A)
 		free(A->chunks[i]);
 	free(A->chunks);
 	free(A->big);
-	free(A->ht);
+	huge_free(A->ht, A->hcap, sizeof(*A->ht));
 	free(A->e);
 	for (i = 0; i < A->nruns; i++) {
 		fclose(A->runs[i]);

@@ -308,6 +308,9 @@ int cmd_diff(struct opts *o)
 		fagg_init(&fold[0], budget / 2);
 		fagg_init(&fold[1], budget / 2);
 	}
+	/* the verdict groups stacks by their frames' texts; folded and SVG
+	 * take their numbers only */
+	o->sym.fetch_frames = !folded;
 	sym_init(&o->sym);
 	C = xcalloc(ncap, sizeof(*C));
 	for (i = 0; i < ncap; i++) {

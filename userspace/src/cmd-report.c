@@ -81,6 +81,7 @@ static int report_stream(struct opts *o)
 
 	if (out_open(&out, o->out_path))
 		return EXIT_FATAL;
+	o->sym.fetch_frames = true;	/* their lines */
 	sym_init(&o->sym);
 	rc = session_stream(&S, o->inputs, o->ninputs, &o->F, stream_head, stream_one, &c);
 	if (!out_failed(&out))
@@ -114,6 +115,8 @@ int cmd_report(struct opts *o)
 		session_close(&S);
 		return EXIT_FATAL;
 	}
+	/* folded and SVG take the frames' numbers only */
+	o->sym.fetch_frames = o->fmt != F_FOLDED && o->fmt != F_SVG;
 	sym_init(&o->sym);
 	sym_add_session(&S);
 	if (o->fmt != F_TEXT)

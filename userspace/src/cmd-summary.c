@@ -51,6 +51,9 @@ int cmd_summary(struct opts *o)
 		session_close(&S);
 		return EXIT_FATAL;
 	}
+	/* its groups and folded lines take the frames' numbers only; with
+	 * --submitter, the pairs' keys are the frames' texts */
+	o->sym.fetch_frames = o->fmt == F_PPROF || o->submitter;
 	sym_init(&o->sym);
 	sym_add_session(&S);
 	if (o->fmt != F_TEXT)

@@ -344,6 +344,7 @@ struct symidx {
 	uint64_t *bounds;
 	size_t nb;
 	struct gap { const char *name; uint64_t value; uint8_t state; } *gap;
+	struct gap *at;		/* the answers at the bounds themselves */
 };
 
 static int cmp_ent(const void *a, const void *b)
@@ -487,7 +488,9 @@ static void gap_bounds(struct symidx *x, Dwfl_Module *mod, int n)
  * bounds (gap_bounds()): it reads the whole symbol table each time (some
  * 70 us on libc's debug file), and frames between symbols were 5,000 of
  * the 221,000 distinct frames of a million stalls of libc frames, and
- * half the time of their misses.  An address on a bound is always asked.
+ * half the time of their misses.  An address on a bound is asked once
+ * too, its answer kept apart (a third of the questions on the libc dump
+ * of docs/performance.md, section 5b).
  */
 static const char *gap_lookup(struct symidx *x, Dwfl_Module *mod, uint64_t a, GElf_Off *off)
 {
@@ -504,11 +507,17 @@ static const char *gap_lookup(struct symidx *x, Dwfl_Module *mod, uint64_t a, GE
 		else
 			hi = mid;
 	}
-	if (!lo || x->bounds[lo - 1] == a || lo == x->nb)
+	if (!lo || lo == x->nb)
 		return dwfl_module_addrinfo(mod, a, off, &sym, NULL, NULL, NULL);
-	if (!x->gap)
-		x->gap = xcalloc(x->nb, sizeof(*x->gap));
-	g = &x->gap[lo - 1];
+	if (x->bounds[lo - 1] == a) {
+		if (!x->at)
+			x->at = xcalloc(x->nb, sizeof(*x->at));
+		g = &x->at[lo - 1];
+	} else {
+		if (!x->gap)
+			x->gap = xcalloc(x->nb, sizeof(*x->gap));
+		g = &x->gap[lo - 1];
+	}
 	if (!g->state) {
 		name = dwfl_module_addrinfo(mod, a, off, &sym, NULL, NULL, NULL);
 		g->state = name ? 2 : 1;
@@ -586,6 +595,7 @@ static void symidx_free(struct symidx *x)
 	free(x->sizeless_global);
 	free(x->bounds);
 	free(x->gap);
+	free(x->at);
 	free(x);
 }
 

@@ -37,9 +37,9 @@ struct centry {
 	uint64_t hash;
 	const void *space;
 	uint32_t bytes;		/* accounted to the budget */
-	uint32_t epoch;		/* last sym_stall() that used it: not evicted then */
+	uint32_t epoch;		/* stacks: last sym_stall() that used it: not evicted then */
 	uint32_t pre;		/* bytes of the allocation before the entry */
-	uint8_t ref;		/* CLOCK reference bit */
+	uint8_t ref;		/* stacks: CLOCK reference bit */
 	uint8_t kind;
 	uint8_t unresolved;	/* frames: not resolved (the reason is further on) */
 	uint8_t reused;		/* stacks: looked up again since made */
@@ -62,6 +62,32 @@ struct fent {
 _Static_assert(sizeof(struct fent) >= SFRAME_LINE_SLACK, "struct fent");
 
 /*
+ * A slot of the frames' table: the frame's key, and what a lookup and the
+ * walks that group or fold stacks take of it, so that they read 32 bytes a
+ * frame, not its entry (some 300 bytes with its texts, mostly its line:
+ * report's).  On distinct stacks the frames are many (320,000 on libc's
+ * and the kernel's symbols, docs/performance.md section 5b): their entries
+ * are far more than the CPU's caches hold, their slots are not.  The slot
+ * holds the frame's reference bit and epoch (the low bits of the last
+ * sym_stall() that used it: a match a wrap-around makes only keeps the
+ * frame one more round) for the same reason.  Slots move (a deletion shifts
+ * its probe run back, a growth rehashes): pointers to them are good while
+ * C.frames.gen is.
+ */
+struct fslot {
+	uint64_t addr;
+	struct fent *e;		/* NULL: free */
+	uint32_t space;		/* the address space's number (space_no()) */
+	uint32_t key_id, fold_id;	/* e's */
+	uint16_t epoch;
+	uint8_t kind;
+	uint8_t flags;		/* FS_* */
+};
+_Static_assert(sizeof(struct fslot) == 32, "struct fslot");
+#define FS_REF		1	/* CLOCK reference bit */
+#define FS_UNRESOLVED	2
+
+/*
  * The user frames of a record, looked up a few stalls ahead of its
  * sym_stall() (sym_prefetch()) in the address space of the last user
  * stack: their hashes, then the entries found, and the hash of the stack,
@@ -73,12 +99,12 @@ struct ahead {
 	const void *space;
 	unsigned int n;
 	bool plain;		/* the default kinds (no 1.2 map flags) */
-	bool found;		/* cand[] made (step 2), good while C.evicted[0] is */
-	unsigned long evicted;	/* as it was then */
+	bool found;		/* cand[] made (step 2), good while C.frames.gen is */
+	unsigned long gen;	/* as it was then */
 	uint64_t sh;		/* the stack's hash (plain) */
 	uint64_t addr[I915_STALL_USTACK_MAX];	/* ustack[] then */
 	uint64_t h[I915_STALL_USTACK_MAX];
-	struct fent *cand[I915_STALL_USTACK_MAX];
+	struct fslot *cand[I915_STALL_USTACK_MAX];
 };
 /* an entry made SYM_AHEAD_HASH stalls ahead is still there at its stall */
 _Static_assert(AHEAD > SYM_AHEAD_HASH, "AHEAD");
@@ -104,17 +130,40 @@ struct cslot {
 	struct centry *e;
 };
 
+struct cqueue {
+	struct centry **q;	/* ring of n entries, oldest at head */
+	size_t head, n, cap;
+};
+
 struct ctable {
 	struct cslot *t;
 	size_t n, cap;
-	struct centry **q;	/* ring of the n entries, oldest at qhead */
-	size_t qhead, qcap;
+	struct cqueue q;	/* the n entries */
+};
+
+/* The frames' table (struct fslot) */
+struct ftable {
+	struct fslot *t;
+	size_t n, cap;
+	struct cqueue q;	/* the n entries */
+	unsigned long gen;	/* slots moved: pointers to them are stale */
+};
+
+/* The numbers of the address spaces (space_no()) */
+struct spslot {
+	const void *space;
+	uint32_t no;
 };
 
 static struct {
 	struct sym_opts o;
 	size_t budget, bytes;
-	struct ctable frames, stacks;
+	struct ftable frames;
+	struct ctable stacks;
+	struct spslot *sp;
+	size_t nsp, spcap;
+	const void *sp_last;		/* space_no()'s last answer */
+	uint32_t sp_last_no;
 	uint32_t epoch;
 	uint64_t next_id;
 	struct sbuf tmp;
@@ -124,6 +173,7 @@ static struct {
 	struct sent *scratch[3];	/* stack_miss(): kernel, user, submitter's user */
 	size_t scratch_len[3];
 	const void *user_space;		/* the last user stack's address space */
+	const void *kernel_space;	/* the last kernel stack's */
 	struct ahead ahead[AHEAD];	/* sym_prefetch() */
 	unsigned int ahead_next;
 } C;
@@ -173,29 +223,46 @@ static void ct_reserve(struct ctable *T)
 	huge_free(old, oc, sizeof(*old));
 }
 
-static void q_push(struct ctable *T, struct centry *e)
+/* e at the queue's tail */
+static void q_push(struct cqueue *Q, struct centry *e)
 {
-	T->q[(T->qhead + T->n) & (T->qcap - 1)] = e;
+	if (Q->n == Q->cap) {
+		size_t oc = Q->cap, i;
+		struct centry **q = xreallocarray(NULL, oc ? oc * 2 : 1024, sizeof(*q));
+
+		for (i = 0; i < Q->n; i++)
+			q[i] = Q->q[(Q->head + i) & (oc - 1)];
+		free(Q->q);
+		Q->q = q;
+		Q->head = 0;
+		Q->cap = oc ? oc * 2 : 1024;
+		C.bytes += (Q->cap - oc) * sizeof(*q);
+	}
+	Q->q[(Q->head + Q->n++) & (Q->cap - 1)] = e;
+}
+
+/* The entry at the queue's head, taken off it */
+static struct centry *q_pop(struct cqueue *Q)
+{
+	struct centry *e = Q->q[Q->head];
+
+	Q->head = (Q->head + 1) & (Q->cap - 1);
+	Q->n--;
+	return e;
+}
+
+/* The entry i places after the head */
+static struct centry *q_at(const struct cqueue *Q, size_t i)
+{
+	return Q->q[(Q->head + i) & (Q->cap - 1)];
 }
 
 /* Add e to the table and at the queue's tail. */
 static void ct_insert(struct ctable *T, struct centry *e)
 {
 	ct_reserve(T);
-	if (T->n == T->qcap) {
-		size_t oc = T->qcap, i;
-		struct centry **q = xreallocarray(NULL, oc ? oc * 2 : 1024, sizeof(*q));
-
-		for (i = 0; i < T->n; i++)
-			q[i] = T->q[(T->qhead + i) & (oc - 1)];
-		free(T->q);
-		T->q = q;
-		T->qhead = 0;
-		T->qcap = oc ? oc * 2 : 1024;
-		C.bytes += (T->qcap - oc) * sizeof(*q);
-	}
 	ct_put(T, e);
-	q_push(T, e);
+	q_push(&T->q, e);
 	T->n++;
 }
 
@@ -217,6 +284,143 @@ static void ct_del(struct ctable *T, size_t i)
 	}
 	T->t[i].e = NULL;
 	T->n--;
+}
+
+/* ---------------------------------------------------------------- the frames' table */
+
+/*
+ * The number of an address space (a user stack's struct aspace, a kernel
+ * stack's view of the kernel symbols), in the order they come: a frame's
+ * slot holds 4 bytes of it, not the pointer.  Spaces live as long as the
+ * program.  A stack's frames share one, so the last answer is kept.
+ */
+static uint32_t space_no(const void *space)
+{
+	size_t i, mask;
+
+	if (!space)		/* not a space: a number no space has */
+		return UINT32_MAX;
+	if (space == C.sp_last)
+		return C.sp_last_no;
+	if ((C.nsp + 1) * 2 > C.spcap) {
+		struct spslot *old = C.sp;
+		size_t oc = C.spcap, j;
+
+		C.spcap = oc ? oc * 2 : 64;
+		C.sp = xcalloc(C.spcap, sizeof(*C.sp));
+		for (j = 0; j < oc; j++) {
+			if (!old[j].space)
+				continue;
+			for (i = hash_mix(0, (uintptr_t)old[j].space) & (C.spcap - 1); C.sp[i].space;
+			     i = (i + 1) & (C.spcap - 1))
+				;
+			C.sp[i] = old[j];
+		}
+		free(old);
+	}
+	mask = C.spcap - 1;
+	for (i = hash_mix(0, (uintptr_t)space) & mask; C.sp[i].space; i = (i + 1) & mask)
+		if (C.sp[i].space == space)
+			goto found;
+	C.sp[i].space = space;	/* each is an allocation: far fewer than 2^32 */
+	C.sp[i].no = (uint32_t)C.nsp++;
+found:
+	C.sp_last = space;
+	C.sp_last_no = C.sp[i].no;
+	return C.sp[i].no;
+}
+
+/* A frame's hash is hash_mix(frame_seed(space, kind), addr), space its
+ * number: a stack's frames share a few seeds. */
+static uint64_t frame_seed(uint32_t space, int kind)
+{
+	return hash_mix(hash_mix(0x5eed, space), (uint64_t)kind);
+}
+
+static uint64_t frame_hash(uint32_t space, int kind, uint64_t addr)
+{
+	return hash_mix(frame_seed(space, kind), addr);
+}
+
+static size_t fs_home(const struct ftable *T, const struct fslot *f)
+{
+	return frame_hash(f->space, f->kind, f->addr) & (T->cap - 1);
+}
+
+/* Put f in its place: no frame there yet, room made */
+static struct fslot *ft_put(struct ftable *T, const struct fslot *f)
+{
+	size_t h = fs_home(T, f);
+
+	while (T->t[h].e)
+		h = (h + 1) & (T->cap - 1);
+	T->t[h] = *f;
+	return &T->t[h];
+}
+
+/* Room for one more slot: the table grows past three quarters full (its
+ * slots are small, a probe run reads few cache lines) */
+static void ft_reserve(struct ftable *T)
+{
+	struct fslot *old = T->t;
+	size_t oc = T->cap, i;
+
+	if ((T->n + 1) * 4 <= T->cap * 3)
+		return;
+	T->cap = oc ? oc * 2 : 1024;
+	T->t = xhuge_calloc(T->cap, sizeof(*T->t));
+	C.bytes += (T->cap - oc) * sizeof(*T->t);
+	for (i = 0; i < oc; i++)
+		if (old[i].e)
+			ft_put(T, &old[i]);
+	huge_free(old, oc, sizeof(*old));
+	T->gen++;
+}
+
+/* The slot of the frame (space, kind, addr) of hash h, or NULL */
+static inline struct fslot *ft_find(const struct ftable *T, uint32_t space, int kind,
+				    uint64_t addr, uint64_t h)
+{
+	size_t i;
+
+	if (!T->cap)
+		return NULL;
+	for (i = h & (T->cap - 1); T->t[i].e; i = (i + 1) & (T->cap - 1))
+		if (T->t[i].addr == addr && T->t[i].space == space && T->t[i].kind == kind)
+			return &T->t[i];
+	return NULL;
+}
+
+/* The slot of the entry e */
+static size_t ft_slot_of(const struct ftable *T, const struct centry *e)
+{
+	size_t i;
+
+	for (i = e->hash & (T->cap - 1); !T->t[i].e || &T->t[i].e->c != e;
+	     i = (i + 1) & (T->cap - 1))
+		;
+	return i;
+}
+
+/* Remove slot i, shifting back the slots of its probe run. */
+static void ft_del(struct ftable *T, size_t i)
+{
+	size_t mask = T->cap - 1, j = i, k;
+
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!T->t[j].e)
+			break;
+		k = fs_home(T, &T->t[j]);
+		/* move t[j] to i unless its home lies in (i, j] */
+		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+			T->t[i] = T->t[j];
+			i = j;
+		}
+	}
+	T->t[i].e = NULL;
+	T->n--;
+	T->gen++;
 }
 
 /*
@@ -293,17 +497,17 @@ static void free_entry(struct centry *e)
 #define EVICT_AHEAD 8
 
 /*
- * The entries the CLOCK comes to next, and their table slots, fetched
- * ahead: on distinct stacks each new stack evicts an old one, and the old
- * ones are out of the CPU's caches.
+ * The entries the CLOCK comes to next, and their table slots (of size
+ * bytes, cap of them at t), fetched ahead: on distinct stacks each new
+ * stack evicts an old one, and the old ones are out of the CPU's caches.
  */
-static void prefetch_victims(const struct ctable *T)
+static void prefetch_victims(const struct cqueue *Q, const void *t, size_t size, size_t cap)
 {
-	if (T->n > 2 * EVICT_AHEAD) {
-		const struct centry *e = T->q[(T->qhead + EVICT_AHEAD) & (T->qcap - 1)];
+	if (Q->n > 2 * EVICT_AHEAD) {
+		const struct centry *e = q_at(Q, EVICT_AHEAD);
 
-		__builtin_prefetch(T->q[(T->qhead + 2 * EVICT_AHEAD) & (T->qcap - 1)]);
-		__builtin_prefetch(&T->t[e->hash & (T->cap - 1)]);
+		__builtin_prefetch(q_at(Q, 2 * EVICT_AHEAD));
+		__builtin_prefetch((const char *)t + (e->hash & (cap - 1)) * size);
 	}
 }
 
@@ -311,30 +515,49 @@ static void prefetch_victims(const struct ctable *T)
  * Steps of the CLOCK: take the oldest entry; one in use by this stall
  * (its epoch; see make_room() for the frames of its stacks) or used since
  * it last came round goes back to the tail, the first other one is
- * evicted.
+ * evicted.  Stacks keep their epoch and bit in the entry, frames in their
+ * slot.
  */
-static bool ct_evict_one(struct ctable *T, int table, size_t *budget_steps)
+static bool ct_evict_one(struct ctable *T, size_t *budget_steps)
 {
-	while (*budget_steps && T->n) {
-		struct centry *e = T->q[T->qhead];
+	while (*budget_steps && T->q.n) {
+		struct centry *e = q_pop(&T->q);
 		size_t i;
 
 		(*budget_steps)--;
-		T->qhead = (T->qhead + 1) & (T->qcap - 1);
-		T->n--;
 		if (e->epoch == C.epoch || e->ref) {
 			e->ref = 0;
-			q_push(T, e);
-			T->n++;
+			q_push(&T->q, e);
 			continue;
 		}
-		T->n++;		/* ct_del() counts it */
 		for (i = e->hash & (T->cap - 1); T->t[i].e != e; i = (i + 1) & (T->cap - 1))
 			;
 		ct_del(T, i);
 		free_entry(e);
-		C.evicted[table]++;
-		prefetch_victims(T);
+		C.evicted[1]++;
+		prefetch_victims(&T->q, T->t, sizeof(*T->t), T->cap);
+		return true;
+	}
+	return false;
+}
+
+static bool ft_evict_one(struct ftable *T, size_t *budget_steps)
+{
+	while (*budget_steps && T->q.n) {
+		struct centry *e = q_pop(&T->q);
+		size_t i = ft_slot_of(T, e);
+		struct fslot *f = &T->t[i];
+
+		(*budget_steps)--;
+		if (f->epoch == (uint16_t)C.epoch || (f->flags & FS_REF)) {
+			f->flags &= (uint8_t)~FS_REF;
+			q_push(&T->q, e);
+			continue;
+		}
+		ft_del(T, i);
+		free_entry(e);
+		C.evicted[0]++;
+		prefetch_victims(&T->q, T->t, sizeof(*T->t), T->cap);
 		return true;
 	}
 	return false;
@@ -355,27 +578,24 @@ static void make_room(size_t bytes)
 	if (C.bytes + bytes <= C.budget)
 		return;
 	steps = C.stacks.n * 2;
-	while (C.bytes + bytes > C.budget && C.stacks.n && ct_evict_one(&C.stacks, 1, &steps))
+	while (C.bytes + bytes > C.budget && C.stacks.n && ct_evict_one(&C.stacks, &steps))
 		;
 	if (C.bytes + bytes <= C.budget)
 		return;
 	for (i = C.stacks.n; i--;) {	/* once round the queue: those not this stall's go */
-		struct centry *e = C.stacks.q[C.stacks.qhead];
+		struct centry *e = q_at(&C.stacks.q, 0);
 
 		if (e->epoch != C.epoch) {
 			e->ref = 0;
 			steps = 1;
-			ct_evict_one(&C.stacks, 1, &steps);
+			ct_evict_one(&C.stacks, &steps);
 			continue;
 		}
-		C.stacks.qhead = (C.stacks.qhead + 1) & (C.stacks.qcap - 1);
-		C.stacks.n--;
-		q_push(&C.stacks, e);
-		C.stacks.n++;
+		q_push(&C.stacks.q, q_pop(&C.stacks.q));
 		stamp_frames((struct sent *)e);
 	}
 	steps = C.frames.n * 2;
-	while (C.bytes + bytes > C.budget && C.frames.n && ct_evict_one(&C.frames, 0, &steps))
+	while (C.bytes + bytes > C.budget && C.frames.n && ft_evict_one(&C.frames, &steps))
 		;
 	/* else: everything left is in use by this stall; go over for now */
 }
@@ -470,18 +690,6 @@ static void make_fold(struct sbuf *b, const struct frame *fr, bool addr, bool cf
 			b->p[i] = '?';
 }
 
-/* A frame's hash is hash_mix(frame_seed(space, kind), addr): a stack's
- * frames share a few seeds. */
-static uint64_t frame_seed(const void *space, int kind)
-{
-	return hash_mix(hash_mix(0x5eed, (uintptr_t)space), (uint64_t)kind);
-}
-
-static uint64_t frame_hash(const void *space, int kind, uint64_t addr)
-{
-	return hash_mix(frame_seed(space, kind), addr);
-}
-
 /* Copy the resolver's strings and the texts into one allocation: the
  * report's line, the entry, the other strings (struct fent).  The line
  * is made once here so that a stack not seen before is written by copying
@@ -573,48 +781,52 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	return e;
 }
 
-/* e is the frame (space, kind, addr): then it is used by this stall
+/* f is the frame (space, kind, addr): then it is used by this stall
  * (epoch), and the caller counts a hit */
-static inline bool frame_hit(struct fent *e, const void *space, int kind, uint64_t addr,
+static inline bool frame_hit(struct fslot *f, uint32_t space, int kind, uint64_t addr,
 			     uint32_t epoch)
 {
-	if (e->addr != addr || e->c.space != space || e->c.kind != kind)
+	if (f->addr != addr || f->space != space || f->kind != kind)
 		return false;
-	e->c.ref = 1;
-	e->c.epoch = epoch;
+	f->flags |= FS_REF;
+	f->epoch = (uint16_t)epoch;
 	return true;
 }
 
-/* The frame (space, kind, addr), looked up, else made (the slow path of
- * stack_frames(); the caller frame) */
-static __attribute__((noinline)) struct fent *frame_get(const struct stall *s, const void *space,
-							 int kind, uint64_t addr)
+/* The frame (space, kind, addr) of the space numbered sno, looked up, else
+ * made (the slow path of stack_frames(); the caller frame).  Its slot is
+ * good until the next frame is made. */
+static __attribute__((noinline)) struct fslot *frame_get(const struct stall *s,
+							  const void *space, uint32_t sno,
+							  int kind, uint64_t addr)
 {
-	uint64_t h = frame_hash(space, kind, addr);
+	uint64_t h = frame_hash(sno, kind, addr);
+	struct fslot *f = ft_find(&C.frames, sno, kind, addr, h), n;
 	struct frame fr;
 	struct fent *e;
-	size_t i;
 
-	if (C.frames.cap)
-		for (i = h & (C.frames.cap - 1); C.frames.t[i].e; i = (i + 1) & (C.frames.cap - 1)) {
-			if (C.frames.t[i].hash != h)
-				continue;
-			e = (struct fent *)C.frames.t[i].e;
-			if (frame_hit(e, space, kind, addr, C.epoch)) {
-				C.hits[0]++;
-				return e;
-			}
-		}
+	if (f && frame_hit(f, sno, kind, addr, C.epoch)) {
+		C.hits[0]++;
+		return f;
+	}
 	C.misses[0]++;
 	if (kind == K_KERNEL)
 		ksym_resolve(s->f, addr, &fr);
 	else
 		usym_resolve((struct aspace *)space, addr, K_BASE(kind) == K_USER_PC, K_FLAG(kind),
 			     &fr);
-	e = frame_entry(&fr, kind != K_KERNEL, h, space, kind);
+	e = frame_entry(&fr, kind != K_KERNEL, h, space, kind);	/* may evict */
 	e->c.unresolved = fr.reason != R_NONE;
-	ct_insert(&C.frames, &e->c);
-	return e;
+	n = (struct fslot){
+		.addr = addr, .e = e, .space = sno, .key_id = e->sf.key_id,
+		.fold_id = e->sf.fold_id, .epoch = (uint16_t)C.epoch, .kind = (uint8_t)kind,
+		.flags = e->c.unresolved ? FS_UNRESOLVED : 0,
+	};
+	ft_reserve(&C.frames);
+	f = ft_put(&C.frames, &n);
+	q_push(&C.frames.q, &e->c);
+	C.frames.n++;
+	return f;
 }
 
 /* The kind of frame i of a stack: kinds[i] when given, else the PC then
@@ -656,9 +868,15 @@ static inline __attribute__((always_inline)) uint64_t stack_hash(const void *spa
 	return h;
 }
 
+/* A stack entry's kinds (1.2 user stacks): after its frames' numbers */
+static const uint8_t *sent_kinds(const struct sent *e)
+{
+	return (const uint8_t *)(e->st.fold_ids + e->st.depth);
+}
+
 static bool stack_is(const struct sent *e, const void *space, const struct skey *k)
 {
-	const uint8_t *kinds = (const uint8_t *)(e->st.frames + e->st.depth);
+	const uint8_t *kinds = sent_kinds(e);
 
 	return e->c.space == space && e->c.kind == (k->user | (k->kinds ? 2 : 0)) &&
 	       e->st.depth == k->depth && !memcmp(e->addrs, k->a, k->depth * sizeof(*k->a)) &&
@@ -668,20 +886,20 @@ static bool stack_is(const struct sent *e, const void *space, const struct skey 
 
 #define FRAMES_AHEAD 64
 
-/* The hashes of frames [j, j + n) of the stack (a, kinds), their table
- * slots fetched ahead. */
-static void frames_hash(const void *space, bool user, const uint8_t *kinds, const __u64 *a,
+/* The hashes of frames [j, j + n) of the stack (a, kinds) in the space
+ * numbered sno, their table slots fetched ahead. */
+static void frames_hash(uint32_t sno, bool user, const uint8_t *kinds, const __u64 *a,
 			unsigned int j, unsigned int n, uint64_t *h)
 {
-	const struct cslot *t = C.frames.t;
+	const struct fslot *t = C.frames.t;
 	size_t mask = C.frames.cap - 1;
 	uint64_t seed = 0, first, rest;
 	unsigned int i;
 	int last = -1;
 
 	if (!kinds) {	/* the default kinds: two seeds */
-		first = frame_seed(space, kind_at(user, NULL, 0));
-		rest = frame_seed(space, kind_at(user, NULL, 1));
+		first = frame_seed(sno, kind_at(user, NULL, 0));
+		rest = frame_seed(sno, kind_at(user, NULL, 1));
 		for (i = 0; i < n; i++) {
 			uint64_t x = hash_mix(j + i ? rest : first, a[j + i]);
 
@@ -696,7 +914,7 @@ static void frames_hash(const void *space, bool user, const uint8_t *kinds, cons
 
 		if (kinds[j + i] != last) {
 			last = kinds[j + i];
-			seed = frame_seed(space, last);
+			seed = frame_seed(sno, last);
 		}
 		x = hash_mix(seed, a[j + i]);
 		h[i] = x;
@@ -706,107 +924,124 @@ static void frames_hash(const void *space, bool user, const uint8_t *kinds, cons
 }
 
 /*
- * The first entry of each hash in the table (almost always the frame, or
- * none), fetched ahead: the entry's start and the cache line before it,
- * where the report's line is (frame_entry(); all of it unless it is longer
- * than a cache line and a half).  Valid while no frame is evicted.
+ * The slot of each frame [j, j + n) of a (hashes h), or NULL, its entry
+ * fetched ahead when the walk reads the entries (sym_opts' fetch_frames):
+ * the entry's start and the cache line before it, where the report's line
+ * is (frame_entry(); all of it unless it is longer than a cache line and a
+ * half).  Valid while C.frames.gen is.
  */
-static void frames_find(unsigned int n, const uint64_t *h, struct fent **cand)
+static void frames_find(uint32_t sno, bool user, const uint8_t *kinds, const __u64 *a,
+			unsigned int j, unsigned int n, const uint64_t *h, struct fslot **cand)
 {
-	const struct cslot *t = C.frames.t;
-	size_t mask = C.frames.cap - 1;
+	int kfirst = kind_at(user, NULL, 0), krest = kind_at(user, NULL, 1);
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		struct fent *e = NULL;
-		size_t k;
+		int kind = kinds ? kinds[j + i] : j + i ? krest : kfirst;
+		struct fslot *f = ft_find(&C.frames, sno, kind, a[j + i], h[i]);
 
-		for (k = h[i] & mask; t && t[k].e; k = (k + 1) & mask)
-			if (t[k].hash == h[i]) {
-				e = (struct fent *)t[k].e;
-				__builtin_prefetch((char *)e - 64);
-				__builtin_prefetch(&e->sf.line_len);
-				break;
-			}
-		cand[i] = e;
+		if (f && C.o.fetch_frames) {
+			__builtin_prefetch((char *)f->e - 64);
+			__builtin_prefetch(&f->e->sf.line_len);
+		}
+		cand[i] = f;
 	}
 }
 
 /*
  * The frames of a stack not cached, FRAMES_AHEAD at a time: first each
- * one's hash, its table slot fetched ahead; then the entry of that hash
- * (frames_find()); then each entry checked.  So the cache misses of a
- * stack of frames seen before overlap instead of coming one after another,
- * and each is probed once.  Those steps were made a few stalls ahead for
- * a stack of a record's ustack[] as it is (sym_prefetch()).  A frame not
- * found is looked up again, its hash made afresh (and made, if new: which
- * may evict, and then the entries found before are looked up again too).
+ * one's hash, its table slot fetched ahead; then each one's slot found
+ * (frames_find()); then each one taken.  So the cache misses of a stack
+ * of frames seen before overlap instead of coming one after another.
+ * Those steps were made a few stalls ahead for a stack of a record's
+ * ustack[] as it is (sym_prefetch()).  A frame not found is made
+ * (frame_get()): which moves slots, and then the slots found before are
+ * looked up again.  The frames' numbers are taken from their slots: the
+ * walks that group or fold stacks read no frame's entry.
  */
 static void stack_frames(const struct stall *s, const void *space, const struct skey *k,
-			 struct sstack *st, const struct sframe **frames)
+			 struct sstack *st, const struct sframe **frames, uint32_t *key_ids,
+			 uint32_t *fold_ids)
 {
 	const struct ahead *ah = k->ah;
 	const uint8_t *kinds = k->kinds;
 	const __u64 *a = k->a;
 	int kfirst = kind_at(k->user, NULL, 0), krest = kind_at(k->user, NULL, 1);
-	uint32_t epoch = C.epoch;
+	uint32_t epoch = C.epoch, sno = space_no(space);
 	uint64_t hbuf[FRAMES_AHEAD];
-	struct fent *cbuf[FRAMES_AHEAD];
+	struct fslot *cbuf[FRAMES_AHEAD];
 	unsigned int j, i, n, unresolved = 0;
 	unsigned long hits = 0;
-	size_t line_bytes = 0;
+	bool fetch = C.o.fetch_frames;
 
 	for (j = 0; j < k->depth; j += n) {
 		const uint64_t *h = hbuf;
-		struct fent *const *cand = cbuf;
-		unsigned long evicted = C.evicted[0];
-		bool stale = false;	/* a frame was evicted: cand[] may be gone */
+		struct fslot *const *cand = cbuf;
+		unsigned long gen = C.frames.gen;
+		bool stale = false;	/* slots moved: cand[] may be elsewhere */
 
 		n = k->depth - j < FRAMES_AHEAD ? k->depth - j : FRAMES_AHEAD;
 		if (ah) {	/* k->depth <= I915_STALL_USTACK_MAX */
 			h = ah->h;
-			if (ah->found && ah->evicted == evicted)
+			if (ah->found && ah->gen == gen)
 				cand = ah->cand;
 			else
-				frames_find(n, h, cbuf);
+				frames_find(sno, k->user, kinds, a, j, n, h, cbuf);
 		} else {
-			frames_hash(space, k->user, kinds, a, j, n, hbuf);
-			frames_find(n, h, cbuf);
+			frames_hash(sno, k->user, kinds, a, j, n, hbuf);
+			frames_find(sno, k->user, kinds, a, j, n, h, cbuf);
 		}
 		for (i = 0; i < n; i++) {
 			int kind = kinds ? kinds[j + i] : j + i ? krest : kfirst;
-			struct fent *f = stale ? NULL : cand[i];
+			struct fslot *f = stale ? NULL : cand[i];
 
-			if (f && frame_hit(f, space, kind, a[j + i], epoch)) {
+			if (f && frame_hit(f, sno, kind, a[j + i], epoch)) {
 				hits++;
 			} else {
-				f = frame_get(s, space, kind, a[j + i]);
-				stale = C.evicted[0] != evicted;
+				f = frame_get(s, space, sno, kind, a[j + i]);
+				stale = C.frames.gen != gen;
 			}
 			/* what report reads next of the frame (frame_entry()) */
-			__builtin_prefetch(f->sf.line);
-			frames[j + i] = &f->sf;
-			unresolved += f->c.unresolved;
-			line_bytes += f->sf.line_len;
+			if (fetch)
+				__builtin_prefetch(f->e->sf.line);
+			frames[j + i] = &f->e->sf;
+			key_ids[j + i] = f->key_id;
+			fold_ids[j + i] = f->fold_id;
+			unresolved += f->flags & FS_UNRESOLVED ? 1 : 0;
 		}
 	}
 	C.hits[0] += hits;
 	st->unresolved += unresolved;
-	st->line_bytes = line_bytes;
 }
 
 /* The bytes of a stack's entry of depth frames. */
 static size_t sent_size(const struct skey *k)
 {
-	return sizeof(struct sent) + k->depth * (sizeof(*k->a) + sizeof(struct sframe *)) +
+	return sizeof(struct sent) +
+	       k->depth * (sizeof(*k->a) + sizeof(struct sframe *) + 2 * sizeof(uint32_t)) +
 	       (k->kinds ? k->depth : 0);
+}
+
+/* Where the arrays of e, a stack of depth frames, lie after its
+ * addresses: the frames, their key_ids, their fold_ids (returned), and a
+ * 1.2 user stack's kinds */
+static uint32_t *sent_arrays(struct sent *e, unsigned int depth)
+{
+	const struct sframe **frames = (const struct sframe **)(void *)(e->addrs + depth);
+	uint32_t *ids = (uint32_t *)(void *)(frames + depth);
+
+	e->st.addrs = e->addrs;
+	e->st.frames = frames;
+	e->st.key_ids = ids;
+	e->st.fold_ids = ids + depth;
+	return ids;
 }
 
 /* e, of sent_size(k) bytes, made the stack k (hash h) of this stall, id 0. */
 static void stack_fill(struct sent *e, const struct stall *s, const void *space,
 		       const struct skey *k, uint64_t h)
 {
-	const struct sframe **frames;
+	uint32_t *ids;
 
 	memset(e, 0, sizeof(*e));
 	e->c.hash = h;
@@ -817,12 +1052,10 @@ static void stack_fill(struct sent *e, const struct stall *s, const void *space,
 	e->st.depth = k->depth;
 	e->st.end = k->end;
 	e->st.end_addr = k->end_addr;
-	frames = (const struct sframe **)(void *)(e->addrs + k->depth);
-	e->st.frames = frames;
-	e->st.addrs = e->addrs;
+	ids = sent_arrays(e, k->depth);
 	if (k->kinds)
-		memcpy(frames + k->depth, k->kinds, k->depth);
-	stack_frames(s, space, k, &e->st, frames);
+		memcpy(ids + 2 * k->depth, k->kinds, k->depth);
+	stack_frames(s, space, k, &e->st, e->st.frames, ids, ids + k->depth);
 }
 
 #define SEEN_SHARE 64	/* seen_place()'s table: at most this part of the budget */
@@ -885,8 +1118,7 @@ stack_miss(const struct stall *s, const void *space, const struct skey *k, uint6
 	make_room(len);
 	e = xmalloc(len);
 	memcpy(e, x, len);
-	e->st.frames = (const struct sframe **)(void *)(e->addrs + k->depth);
-	e->st.addrs = e->addrs;
+	sent_arrays(e, k->depth);
 	e->st.id = ++C.next_id;
 	e->c.bytes = (uint32_t)len;
 	e->c.reused = 1;	/* seen twice: its text is worth keeping */
@@ -969,6 +1201,7 @@ static void block(struct sbuf *b, const struct sstack *st)
 {
 	static char head[100][8];	/* "    #N  ", N left-aligned in 2 columns */
 	unsigned int i, n;
+	size_t len;
 	char *p;
 
 	if (!head[0][0])
@@ -985,7 +1218,9 @@ static void block(struct sbuf *b, const struct sstack *st)
 	if (!st)
 		return;
 	n = st->depth < 100 ? st->depth : 100;
-	sb_need(b, st->line_bytes + 8 * (size_t)n + SFRAME_LINE_SLACK);
+	for (i = 0, len = 0; i < n; i++)
+		len += st->frames[i]->line_len;
+	sb_need(b, len + 8 * (size_t)n + SFRAME_LINE_SLACK);
 	p = b->p + b->len;
 	for (i = 0; i < n; i++) {
 		const struct sframe *f = st->frames[i];
@@ -1039,13 +1274,17 @@ void sym_stack_lines(struct sbuf *b, const struct sstack *st)
 	sym_stack_keep_text(st, SYM_TEXT_REPORT, b->p + start, b->len - start);
 }
 
+/* The frames of s are this stall's: their slots say so */
 static void stamp_frames(const struct sent *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->st.depth; i++)
-		((struct fent *)(void *)((char *)s->st.frames[i] - offsetof(struct fent, sf)))->c.epoch =
-			C.epoch;
+	for (i = 0; i < s->st.depth; i++) {
+		const struct fent *e = (const struct fent *)(const void *)
+				       ((const char *)s->st.frames[i] - offsetof(struct fent, sf));
+
+		C.frames.t[ft_slot_of(&C.frames, &e->c)].epoch = (uint16_t)C.epoch;
+	}
 }
 
 /* ---------------------------------------------------------------- 1.2 user stacks */
@@ -1181,17 +1420,31 @@ static unsigned int ustack_join(struct aspace *as, const struct srec *r, __u64 *
 void sym_prefetch(const struct stall *s, int step)
 {
 	const void *space = C.user_space;
+	uint8_t kinds[I915_STALL_USTACK_MAX];
 	struct ahead *ah;
 	struct srec r;
 	unsigned int i;
+	uint32_t sno;
 
-	if (!C.frames.cap)
+	if (!C.frames.cap || !space)
 		return;
 	srec_get(s->f, s->raw, &r);
+	/* the kernel frames' slots too, in the last kernel stack's view:
+	 * the walks that fold or group read nothing else of them */
+	if (step == 1 && C.kernel_space && r.kdepth && r.kdepth <= I915_STALL_KSTACK_MAX) {
+		uint64_t kh[I915_STALL_KSTACK_MAX];
+
+		frames_hash(space_no(C.kernel_space), false, NULL, r.kstack, 0, r.kdepth, kh);
+	}
 	if (!r.udepth || r.udepth > I915_STALL_USTACK_MAX)
 		return;
+	sno = space_no(space);
+	/* a 1.2 record's kinds as its chain joined to a CFI walk
+	 * (ustack_join()) mostly has them */
+	for (i = 0; r.ustack_map && i < r.udepth; i++)
+		kinds[i] = K_MAKE(i ? K_USER_RET : K_USER_PC, false,
+				  uframe_flag_of(&r, r.ustack_map[i]));
 	if (step == 1) {
-		uint8_t kinds[I915_STALL_USTACK_MAX];
 		struct skey k = { .user = true, .depth = r.udepth, .a = r.ustack };
 
 		ah = &C.ahead[C.ahead_next++ % AHEAD];
@@ -1201,12 +1454,7 @@ void sym_prefetch(const struct stall *s, int step)
 		ah->space = space;
 		ah->plain = !r.ustack_map;
 		ah->found = false;
-		/* a 1.2 record's kinds as its chain joined to a CFI walk
-		 * (ustack_join()) mostly has them */
-		for (i = 0; r.ustack_map && i < r.udepth; i++)
-			kinds[i] = K_MAKE(i ? K_USER_RET : K_USER_PC, false,
-					  uframe_flag_of(&r, r.ustack_map[i]));
-		frames_hash(space, true, r.ustack_map ? kinds : NULL, r.ustack, 0, r.udepth, ah->h);
+		frames_hash(sno, true, r.ustack_map ? kinds : NULL, r.ustack, 0, r.udepth, ah->h);
 		if (ah->plain) {	/* the stack's place in the stacks seen */
 			ah->sh = stack_hash(space, &k);
 			if (C.seen)
@@ -1216,10 +1464,12 @@ void sym_prefetch(const struct stall *s, int step)
 	}
 	for (i = 0; i < AHEAD; i++) {
 		ah = &C.ahead[i];
-		if (ah->a == r.ustack && ah->space == space && ah->n == r.udepth) {
-			frames_find(r.udepth, ah->h, ah->cand);
+		if (ah->a == r.ustack && ah->space == space && ah->n == r.udepth &&
+		    ah->plain == !r.ustack_map) {
+			frames_find(sno, true, r.ustack_map ? kinds : NULL, r.ustack, 0, ah->n, ah->h,
+				    ah->cand);
 			ah->found = true;
-			ah->evicted = C.evicted[0];
+			ah->gen = C.frames.gen;
 			return;
 		}
 	}
@@ -1289,7 +1539,10 @@ void sym_submit(struct sstall *out)
 	sub->queued_ns = out->r->start_ns - sub->r.start_ns;	/* the join's: not negative */
 	/* in sym_stall()'s epoch: making room evicts none of the stall's frames */
 	if (sub->r.caller) {
-		sub->caller = &frame_get(s, ksym_view(s->f), K_KERNEL, sub->r.caller)->sf;
+		const void *kspace = ksym_view(s->f);
+
+		sub->caller = &frame_get(s, kspace, space_no(kspace), K_KERNEL,
+					 sub->r.caller)->e->sf;
 		sub->unresolved += sub->caller->fr.reason != R_NONE;
 	}
 	sub->u = user_stack(s, &sub->r, true, false);
@@ -1312,11 +1565,12 @@ void sym_stall(const struct stall *s, const struct srec *r, struct sstall *out)
 	if (r->kdepth || r->caller)
 		kspace = ksym_view(s->f);
 	if (r->kdepth) {
+		C.kernel_space = kspace;
 		out->k = stack_get(s, kspace, false, r->kdepth, r->kstack);
 		out->unresolved += out->k->unresolved;
 	}
 	if (r->caller) {
-		out->caller = &frame_get(s, kspace, K_KERNEL, r->caller)->sf;
+		out->caller = &frame_get(s, kspace, space_no(kspace), K_KERNEL, r->caller)->e->sf;
 		if (out->caller->fr.reason)
 			out->unresolved++;
 	}
@@ -1342,7 +1596,19 @@ static void ct_free(struct ctable *T)
 		if (T->t[i].e)
 			free_entry(T->t[i].e);
 	huge_free(T->t, T->cap, sizeof(*T->t));
-	free(T->q);
+	free(T->q.q);
+	memset(T, 0, sizeof(*T));
+}
+
+static void ft_free(struct ftable *T)
+{
+	size_t i;
+
+	for (i = 0; i < T->cap; i++)
+		if (T->t[i].e)
+			free_entry(&T->t[i].e->c);
+	huge_free(T->t, T->cap, sizeof(*T->t));
+	free(T->q.q);
 	memset(T, 0, sizeof(*T));
 }
 
@@ -1350,7 +1616,8 @@ void sym_cleanup(void)
 {
 	sym_stats();
 	ct_free(&C.stacks);
-	ct_free(&C.frames);
+	ft_free(&C.frames);
+	free(C.sp);
 	slab_cleanup();
 	sb_free(&C.tmp);
 	if (C.seen)

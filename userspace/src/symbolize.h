@@ -32,14 +32,18 @@ struct sym_opts {
 	struct ksym_opts k;
 	struct usym_opts u;
 	size_t budget;		/* bytes; 0: the default */
+	bool fetch_frames;	/* the walk reads the frames' entries (report's lines,
+				 * JSON's strings), not only their numbers
+				 * (struct sstack): fetch them into the CPU's
+				 * caches as frames are looked up */
 };
 void sym_init(const struct sym_opts *o);
 /* The record archives of S: their kallsyms (and maps, through the stall
  * files' archive pointers). */
 void sym_add_session(const struct session *S);
 void sym_cleanup(void);
-/* The frames' key_id and fold_id are numbers of intern.h, valid until
- * sym_cleanup(). */
+/* The frames' key_id and fold_id (and a stack's key_ids and fold_ids) are
+ * numbers of intern.h, valid until sym_cleanup(). */
 
 /* A symbolized frame, shared by every stall that has it. */
 #define SFRAME_LINE_SLACK 32
@@ -68,8 +72,11 @@ struct sstack {
 				 * 0: not cached (seen once so far), no key */
 	unsigned int depth;
 	unsigned int unresolved;	/* frames */
-	size_t line_bytes;		/* its frames' line_len, summed */
 	const struct sframe **frames;	/* innermost first */
+	/* each frame's key_id and fold_id, read where the stack is made: the
+	 * walks that group or fold stacks take them here, and need not read
+	 * the frames (on distinct stacks, each a cache miss) */
+	const uint32_t *key_ids, *fold_ids;
 	const uint64_t *addrs;		/* as recorded */
 	/* 1.2 user stacks: why the chain ends where it does, if it ends
 	 * where the CFI walk of the snapshot stopped (else UEND_NONE) */
