@@ -266,6 +266,16 @@ static void ct_insert(struct ctable *T, struct centry *e)
 	T->n++;
 }
 
+/*
+ * Deleting slot i of a table with linear probing (both tables here): the
+ * slot j after it, whose home slot is k, moves back to i unless its home
+ * lies in (i, j], counted around the table's end.
+ */
+static inline bool probe_moves_back(size_t i, size_t j, size_t k)
+{
+	return i <= j ? (k <= i || k > j) : (k <= i && k > j);
+}
+
 /* Remove slot i, shifting back the entries of its probe run. */
 static void ct_del(struct ctable *T, size_t i)
 {
@@ -276,8 +286,7 @@ static void ct_del(struct ctable *T, size_t i)
 		if (!T->t[j].e)
 			break;
 		k = T->t[j].hash & mask;
-		/* move t[j] to i unless its home lies in (i, j] */
-		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+		if (probe_moves_back(i, j, k)) {
 			T->t[i] = T->t[j];
 			i = j;
 		}
@@ -412,8 +421,7 @@ static void ft_del(struct ftable *T, size_t i)
 		if (!T->t[j].e)
 			break;
 		k = fs_home(T, &T->t[j]);
-		/* move t[j] to i unless its home lies in (i, j] */
-		if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+		if (probe_moves_back(i, j, k)) {
 			T->t[i] = T->t[j];
 			i = j;
 		}
