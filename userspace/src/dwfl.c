@@ -339,12 +339,11 @@ struct symidx {
 	int first_global;
 	bool linear;		/* always ask dwfl_module_addrinfo() */
 	/* dwfl_module_addrinfo()'s answers where the index has none (between
-	 * symbols, sizeless symbols), by the interval of bounds[] they fall
-	 * in: see gap_lookup() */
+	 * symbols, sizeless symbols), two per bound of bounds[]: at the bound
+	 * itself, then in the interval after it: see gap_lookup() */
 	uint64_t *bounds;
 	size_t nb;
 	struct gap { const char *name; uint64_t value; uint8_t state; } *gap;
-	struct gap *at;		/* the answers at the bounds themselves */
 };
 
 static int cmp_ent(const void *a, const void *b)
@@ -509,15 +508,9 @@ static const char *gap_lookup(struct symidx *x, Dwfl_Module *mod, uint64_t a, GE
 	}
 	if (!lo || lo == x->nb)
 		return dwfl_module_addrinfo(mod, a, off, &sym, NULL, NULL, NULL);
-	if (x->bounds[lo - 1] == a) {
-		if (!x->at)
-			x->at = xcalloc(x->nb, sizeof(*x->at));
-		g = &x->at[lo - 1];
-	} else {
-		if (!x->gap)
-			x->gap = xcalloc(x->nb, sizeof(*x->gap));
-		g = &x->gap[lo - 1];
-	}
+	if (!x->gap)
+		x->gap = xcalloc(2 * x->nb, sizeof(*x->gap));
+	g = &x->gap[2 * (lo - 1) + (x->bounds[lo - 1] != a)];
 	if (!g->state) {
 		name = dwfl_module_addrinfo(mod, a, off, &sym, NULL, NULL, NULL);
 		g->state = name ? 2 : 1;
@@ -595,7 +588,6 @@ static void symidx_free(struct symidx *x)
 	free(x->sizeless_global);
 	free(x->bounds);
 	free(x->gap);
-	free(x->at);
 	free(x);
 }
 

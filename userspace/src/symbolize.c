@@ -789,6 +789,13 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	return e;
 }
 
+/* f is used by this stall (epoch): the CLOCK keeps it */
+static inline void frame_touch(struct fslot *f, uint32_t epoch)
+{
+	f->flags |= FS_REF;
+	f->epoch = (uint16_t)epoch;
+}
+
 /* f is the frame (space, kind, addr): then it is used by this stall
  * (epoch), and the caller counts a hit */
 static inline bool frame_hit(struct fslot *f, uint32_t space, int kind, uint64_t addr,
@@ -796,8 +803,7 @@ static inline bool frame_hit(struct fslot *f, uint32_t space, int kind, uint64_t
 {
 	if (f->addr != addr || f->space != space || f->kind != kind)
 		return false;
-	f->flags |= FS_REF;
-	f->epoch = (uint16_t)epoch;
+	frame_touch(f, epoch);
 	return true;
 }
 
@@ -813,7 +819,8 @@ static __attribute__((noinline)) struct fslot *frame_get(const struct stall *s,
 	struct frame fr;
 	struct fent *e;
 
-	if (f && frame_hit(f, sno, kind, addr, C.epoch)) {
+	if (f) {	/* ft_find() matched it */
+		frame_touch(f, C.epoch);
 		C.hits[0]++;
 		return f;
 	}
