@@ -47,16 +47,17 @@ struct centry {
 
 /*
  * A frame's allocation starts a cache line with the report's line (the
- * text a stall copies of each frame), then the entry, then its other
- * strings: a lookup of a frame and report's use of it touch the line and
- * the entry's start (the key, and where the line is), two cache lines for
- * most frames, which matters when frames are many (distinct stacks).
+ * text a stall copies of each frame), then the entry, its struct sframe
+ * first, then its other strings: report's use of a frame reads the line
+ * and where it is (the sframe's first bytes), two cache lines for most
+ * frames, which matters when frames are many (distinct stacks).  The
+ * cache's entry follows; its pre is counted from the allocation's start.
  */
 #define FENT_ALIGN 64
 struct fent {
+	struct sframe sf;
 	struct centry c;
 	uint64_t addr;
-	struct sframe sf;
 };
 /* the line, then at least the entry: SFRAME_LINE_SLACK bytes readable */
 _Static_assert(sizeof(struct fent) >= SFRAME_LINE_SLACK, "struct fent");
@@ -737,7 +738,7 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	e->c.space = space;
 	e->c.kind = (uint8_t)kind;
 	e->c.bytes = (uint32_t)len;
-	e->c.pre = (uint32_t)pre;
+	e->c.pre = (uint32_t)(pre + offsetof(struct fent, c));
 	e->c.epoch = C.epoch;
 	e->addr = fr->addr;
 	e->sf.fr = *fr;
