@@ -900,11 +900,17 @@ int fagg_finish(struct fagg *A)
 /* The text of a line of n frames' numbers into A->cur */
 static size_t line_text(struct fagg *A, const uint32_t *ids, uint32_t n)
 {
+	const char *tv[64];
+	uint32_t lv[64];
 	size_t len = 0, l, i;
 
 	for (i = 0; i < n; i++) {
-		const char *t = intern_text(ids[i], &l);
+		const char *t;
 
+		if (i % 64 == 0)
+			intern_texts(ids + i, n - i < 64 ? n - i : 64, tv, lv);
+		t = tv[i % 64];
+		l = lv[i % 64];
 		if (A->curcap < len + l + 2) {
 			A->curcap = (len + l + 2) * 2;
 			A->cur = xrealloc(A->cur, A->curcap);

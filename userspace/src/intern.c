@@ -56,6 +56,19 @@ const char *intern_text(uint32_t id, size_t *len)
 	return I.text.p + I.s[id].off;
 }
 
+void intern_texts(const uint32_t *ids, size_t n, const char **t, uint32_t *len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		__builtin_prefetch(&I.s[ids[i]]);
+	for (i = 0; i < n; i++) {
+		t[i] = I.text.p + I.s[ids[i]].off;
+		len[i] = I.s[ids[i]].len;
+		__builtin_prefetch(t[i]);
+	}
+}
+
 uint32_t intern_count(void)
 {
 	return I.n;
