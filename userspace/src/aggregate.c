@@ -928,13 +928,13 @@ static size_t line_text(struct fagg *A, const uint32_t *ids, uint32_t n)
 	return len;
 }
 
-int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w)
+int fagg_next_ids(struct fagg *A, const uint32_t **ids, uint32_t *n, uint64_t *w)
 {
 	if (!A->nruns) {
 		if (A->pos >= A->n)
 			return 0;
-		*len = line_text(A, A->e[A->pos].ids, A->e[A->pos].n);
-		*key = A->cur;
+		*ids = A->e[A->pos].ids;
+		*n = A->e[A->pos].n;
 		*w = A->e[A->pos].weight;
 		A->pos++;
 		return 1;
@@ -964,11 +964,24 @@ int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w)
 				errx_("temporary file for folded stacks: read error");
 				return -1;
 			}
-		*len = line_text(A, A->split.ids, A->split.n);
-		*key = A->cur;
+		*ids = A->split.ids;
+		*n = (uint32_t)A->split.n;
 		*w = sum;
 		return 1;
 	}
+}
+
+int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w)
+{
+	const uint32_t *ids;
+	uint32_t n;
+	int rc = fagg_next_ids(A, &ids, &n, w);
+
+	if (rc > 0) {
+		*len = line_text(A, ids, n);
+		*key = A->cur;
+	}
+	return rc;
 }
 
 void fagg_free(struct fagg *A)
