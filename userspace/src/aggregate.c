@@ -718,16 +718,67 @@ static int fline_cmp(const void *a, const void *b)
 		       y->n - sort_k);
 }
 
+/*
+ * Sort the lines by their prefix (a radix sort of (prefix, line) pairs,
+ * 16 bits a pass, the passes whose digit is the same in every line
+ * skipped: the root's), then each run of equal prefixes by fline_cmp().
+ * On distinct stacks qsort()'s comparisons were a tenth of folded's time,
+ * through a function pointer and mostly decided by the prefix.
+ */
+struct pfx_pair { uint64_t pfx; size_t i; };
+
 static void fagg_sort(struct fagg *A)
 {
-	size_t i;
+	struct pfx_pair *a, *b, *t;
+	struct fline *e;
+	size_t i, j, n = A->n, *cnt;
+	unsigned int shift;
 
 	fagg_ranks(A);
 	sort_k = A->nrank < (1u << 21) - 1 ? 3 : 2;
-	for (i = 0; i < A->n; i++)
-		A->e[i].pfx = line_prefix(A->rank, A->e[i].ids, A->e[i].n);
 	sort_rank = A->rank;
-	xqsort(A->e, A->n, sizeof(*A->e), fline_cmp);
+	for (i = 0; i < n; i++)
+		A->e[i].pfx = line_prefix(A->rank, A->e[i].ids, A->e[i].n);
+	if (n < 2)
+		return;
+	a = xreallocarray(NULL, n, sizeof(*a));
+	b = xreallocarray(NULL, n, sizeof(*b));
+	cnt = xcalloc(1u << 16, sizeof(*cnt));
+	for (i = 0; i < n; i++)
+		a[i] = (struct pfx_pair){ A->e[i].pfx, i };
+	for (shift = 0; shift < 64; shift += 16) {
+		size_t sum = 0, c;
+
+		memset(cnt, 0, (1u << 16) * sizeof(*cnt));
+		for (i = 0; i < n; i++)
+			cnt[(a[i].pfx >> shift) & 0xffff]++;
+		if (cnt[(a[0].pfx >> shift) & 0xffff] == n)
+			continue;	/* one digit: the order stays */
+		for (j = 0; j < (1u << 16); j++) {
+			c = cnt[j];
+			cnt[j] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[(a[i].pfx >> shift) & 0xffff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	free(cnt);
+	free(b);
+	e = xreallocarray(NULL, A->cap, sizeof(*e));
+	for (i = 0; i < n; i++)
+		e[i] = A->e[a[i].i];
+	free(a);
+	free(A->e);
+	A->e = e;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && e[j].pfx == e[i].pfx; j++)
+			;
+		if (j - i > 1)
+			xqsort(e + i, j - i, sizeof(*e), fline_cmp);
+	}
 }
 
 /* Sort what is in memory and write it out as a run: per line its number
