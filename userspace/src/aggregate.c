@@ -727,6 +727,8 @@ static int fline_cmp(const void *a, const void *b)
  */
 struct pfx_pair { uint64_t pfx; size_t i; };
 
+#define RUN_BUF (1u << 20)	/* a run's writes and reads, at a time */
+
 static void fagg_sort(struct fagg *A)
 {
 	struct pfx_pair *a, *b, *t;
@@ -793,10 +795,14 @@ static int spill(struct fagg *A)
 		return -1;
 	}
 	fagg_sort(A);
-	for (i = 0; i < A->n; i++) {
-		fwrite(&A->e[i].n, sizeof(A->e[i].n), 1, f);
-		fwrite(&A->e[i].weight, sizeof(A->e[i].weight), 1, f);
-		fwrite(A->e[i].ids, sizeof(*A->e[i].ids), A->e[i].n, f);
+	for (i = 0; i < A->n; i++) {	/* RUN_BUF at a time, not three calls a line */
+		sb_put(&A->wbuf, (const char *)&A->e[i].n, sizeof(A->e[i].n));
+		sb_put(&A->wbuf, (const char *)&A->e[i].weight, sizeof(A->e[i].weight));
+		sb_put(&A->wbuf, (const char *)A->e[i].ids, A->e[i].n * sizeof(*A->e[i].ids));
+		if (A->wbuf.len >= RUN_BUF || i + 1 == A->n) {
+			fwrite(A->wbuf.p, 1, A->wbuf.len, f);
+			sb_reset(&A->wbuf);
+		}
 	}
 	if (fflush(f) || ferror(f) || fseek(f, 0, SEEK_SET)) {
 		errx_("temporary file for folded stacks: %s", strerror(errno ? errno : EIO));
@@ -881,21 +887,44 @@ void fagg_add(struct fagg *A, const char *key, size_t len, unsigned int depth, u
 	fagg_add_ids(A, A->split.ids, A->split.n, depth, w);
 }
 
+/* At least need bytes of run r in its buffer, unless it ends first */
+static bool run_fill(struct fagg *A, size_t r, size_t need)
+{
+	struct frun *f = &A->rd[r];
+
+	if (f->len - f->pos >= need)
+		return true;
+	if (f->pos < f->len)
+		memmove(f->buf, f->buf + f->pos, f->len - f->pos);
+	f->len -= f->pos;
+	f->pos = 0;
+	if (f->bcap < need || !f->buf) {
+		f->bcap = need > RUN_BUF ? need : RUN_BUF;
+		f->buf = xrealloc(f->buf, f->bcap);
+	}
+	f->len += fread(f->buf + f->len, 1, f->bcap - f->len, A->runs[r]);
+	return f->len >= need;
+}
+
 /* run reader: the next line of run r into rd[r]; false at its end */
 static bool run_read(struct fagg *A, size_t r)
 {
 	struct frun *f = &A->rd[r];
-	FILE *in = A->runs[r];
 
-	if (fread(&f->n, sizeof(f->n), 1, in) != 1)
+	if (!run_fill(A, r, sizeof(f->n) + sizeof(f->w)))
 		return false;
-	if (fread(&f->w, sizeof(f->w), 1, in) != 1)
-		return false;
+	memcpy(&f->n, f->buf + f->pos, sizeof(f->n));
+	memcpy(&f->w, f->buf + f->pos + sizeof(f->n), sizeof(f->w));
+	f->pos += sizeof(f->n) + sizeof(f->w);
 	if (f->n > f->cap) {
 		f->cap = f->n;
 		f->ids = xreallocarray(f->ids, f->cap, sizeof(*f->ids));
 	}
-	return fread(f->ids, sizeof(*f->ids), f->n, in) == f->n;
+	if (!run_fill(A, r, f->n * sizeof(*f->ids)))
+		return false;
+	memcpy(f->ids, f->buf + f->pos, f->n * sizeof(*f->ids));
+	f->pos += f->n * sizeof(*f->ids);
+	return true;
 }
 
 static int run_cmp(struct fagg *A, size_t x, size_t y)
@@ -1048,8 +1077,10 @@ void fagg_free(struct fagg *A)
 	free(A->e);
 	for (i = 0; i < A->nruns; i++) {
 		fclose(A->runs[i]);
-		if (A->rd)
+		if (A->rd) {
 			free(A->rd[i].ids);
+			free(A->rd[i].buf);
+		}
 	}
 	free(A->runs);
 	free(A->rd);
@@ -1057,6 +1088,7 @@ void fagg_free(struct fagg *A)
 	free(A->cur);
 	free(A->rank);
 	fstack_free(&A->split);
+	sb_free(&A->wbuf);
 	memset(A, 0, sizeof(*A));
 }
 

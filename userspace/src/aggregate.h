@@ -128,9 +128,16 @@ struct fagg {
 	uint32_t *rank;		/* intern_ranks() at the last sort */
 	uint32_t nrank;
 	struct fstack split;	/* fagg_add()'s numbers; the merge's line */
+	struct sbuf wbuf;	/* spill()'s writes */
 	/* reading */
 	size_t pos;
-	struct frun { uint32_t *ids; uint32_t n, cap; uint64_t w; } *rd;
+	struct frun {
+		uint32_t *ids;
+		uint32_t n, cap;
+		uint64_t w;
+		char *buf;		/* run_read()'s: [pos, len) not read yet */
+		size_t pos, len, bcap;
+	} *rd;
 	size_t *heap, nheap;
 	char *cur;
 	size_t curcap;
