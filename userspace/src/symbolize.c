@@ -777,14 +777,18 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	 * past eviction: summary groups stacks by their frames' keys' numbers
 	 * (a stack's key text is some 400 bytes on libc's symbols), folded
 	 * and SVG by their folded names' */
-	e->sf.key_id = intern(p, key);
-	if (user) {
-		e->sf.fold_id = intern(e->sf.fold, fold);
+	if (C.o.no_ids) {
+		e->sf.key_id = e->sf.fold_id = UINT32_MAX;
 	} else {
-		sb_reset(b);
-		sb_put(b, e->sf.fold, fold);
-		sb_put(b, "_[k]", 4);
-		e->sf.fold_id = intern(b->p, b->len);
+		e->sf.key_id = intern(p, key);
+		if (user) {
+			e->sf.fold_id = intern(e->sf.fold, fold);
+		} else {
+			sb_reset(b);
+			sb_put(b, e->sf.fold, fold);
+			sb_put(b, "_[k]", 4);
+			e->sf.fold_id = intern(b->p, b->len);
+		}
 	}
 	C.bytes += len;
 	return e;
