@@ -6,6 +6,9 @@
 # as many samples of each kind; writes the section "5b" of docs/performance.md
 # (between its bench-reader markers).  Host only: no kernel, no guest.
 # BENCH_REPORT_ONLY=1 rewrites the section from the last run's $OUT/bench-reader.
+# BENCH_BASE=READER also times another build of the reader (an older
+# commit's) on the libc dump, in turn with this one: the section then says
+# what this reader changes over that one on the same host.
 #
 # The stacks are real: scripts/bench-walk.py writes a program of
 # BENCH_FUNCS functions (default 20000) with 4 call sites each; each walk
@@ -123,6 +126,13 @@ for kind in repeated distinct libc; do
 		timed "perf-$kind-$i" perf script -i "$W/perf-$kind.data"
 		timed "summary-$kind-$i" "$R" summary "${sym[@]}" "$W/$kind.ar"
 		timed "folded-$kind-$i" "$R" report -F folded "${sym[@]}" "$W/$kind.ar"
+		if [ $kind = libc ] && [ -n "${BENCH_BASE:-}" ]; then
+			timed "base-report-$kind-$i" "$BENCH_BASE" report "${sym[@]}" "$W/$kind.ar"
+			timed "base-summary-$kind-$i" "$BENCH_BASE" summary "${sym[@]}" "$W/$kind.ar"
+			timed "base-folded-$kind-$i" "$BENCH_BASE" report -F folded "${sym[@]}" "$W/$kind.ar"
+			timed "base-svg-$kind-$i" "$BENCH_BASE" report -F svg "${sym[@]}" "$W/$kind.ar"
+			timed "svg-$kind-$((i + 1))" "$R" report -F svg "${sym[@]}" "$W/$kind.ar"
+		fi
 	done
 	timed "svg-$kind-1" "$R" report -F svg "${sym[@]}" "$W/$kind.ar"
 	timed "json-$kind-1" "$R" report -F json "${sym[@]}" "$W/$kind.ar"
@@ -153,6 +163,15 @@ print(n, len(stacks), frames)' > "$W/perf-$kind.count"
 done
 # the host may be shared: its load while this ran, for the reader of the figures
 cut -d' ' -f1-3 /proc/loadavg > "$W/loadavg"
+# and the CPU: the libc dump's frames do not fit in its caches, so the
+# ratios over perf script move with their sizes
+lscpu | awk -F':  +' '/^Model name:/ { m = $2 } /^L2 cache:/ { l2 = $2 } /^L3 cache:/ { l3 = $2 }
+	END { print m ", L2 " l2 ", L3 " l3 }' > "$W/cpu"
+if [ -n "${BENCH_BASE:-}" ]; then
+	echo "${BENCH_BASE_NAME:-$BENCH_BASE}" > "$W/base.version"
+else
+	rm -f "$W/base.version"
+fi
 # the records' distinct stacks: folded has a line for each
 for kind in repeated distinct libc; do
 	symof $kind
@@ -164,6 +183,7 @@ grep -c ' [tT] ' "$W/kallsyms" > "$W/kallsyms.count"
 fi
 
 python3 - "$W" "$N" "$FUNCS" "$DOC" "$(perf --version)" <<'PY'
+import os
 import re
 import statistics
 import sys
@@ -186,7 +206,11 @@ for kind in ("repeated", "distinct", "libc"):
     samples, pstacks, pframes = (int(x) for x in open(f"{w}/perf-{kind}.count").read().split())
     for cmd in ("report", "summary", "folded"):
         fig[cmd, kind] = t(f"{cmd}-{kind}")
-    fig["svg", kind] = t(f"svg-{kind}", 1)
+    base = kind == "libc" and os.path.exists(f"{w}/base.version")
+    fig["svg", kind] = t(f"svg-{kind}", 3 if base else 1)
+    if base:
+        for cmd in ("report", "summary", "folded", "svg"):
+            fig["base-" + cmd, kind] = t(f"base-{cmd}-{kind}")
     fig["json", kind] = t(f"json-{kind}", 1)
     fig["perf", kind] = t(f"perf-{kind}")
     fig["stacks", kind] = stacks
@@ -275,6 +299,8 @@ out += ["### On libc and the kernel's symbols (issue 25)",
         "many samples with the same chains (`perf record -g` of the walk program, each sample's call",
         "chain rewritten to the record's, kernel part and user part). Some addresses fall between libc's",
         "symbols: both print them unresolved (the reader then exits 1). Same runs, same medians as above.",
+        f"The CPU: {open(w + '/cpu').read().strip() if os.path.exists(w + '/cpu') else 'not recorded'}"
+        " (the dump's frames do not fit in its caches: the ratios below move with their sizes).",
         "",
         "| command | CPU time (wall) | records/s | peak RSS | over `perf script` |",
         "|---|---|---|---|---|"]
@@ -294,6 +320,19 @@ for cmd, label in (("report", "`report`"), ("summary", "`summary`"), ("folded", 
                    ("svg", "`report -F svg`")):
     x = (n / fig[cmd, "libc"][0]) / prate
     out.append(f"| 5b | {label} over `perf script`, libc and kallsyms chains | {x:.1f}x | >= 5x | {met(x >= 5)} |")
+if ("base-report", "libc") in fig:
+    bname = open(w + "/base.version").read().strip()
+    out += ["",
+            f"The same commands of the reader built from {bname} (`BENCH_BASE`), run in turn with this",
+            "one's, three times each (`svg` too), medians:",
+            "",
+            f"| command | {bname} | this reader | time |",
+            "|---|---|---|---|"]
+    for cmd, label in (("report", "`report`"), ("summary", "`summary`"),
+                       ("folded", "`report -F folded`"), ("svg", "`report -F svg`")):
+        a, b = fig["base-" + cmd, "libc"], fig[cmd, "libc"]
+        out.append(f"| {label} | {a[0]:.2f} s, {(n / a[0]) / prate:.1f}x `perf script` | "
+                   f"{b[0]:.2f} s, {(n / b[0]) / prate:.1f}x | {b[0] / a[0]:.2f}x |")
 jr = {k: fig["json", k][1] for k in ("distinct", "libc")}
 out += [f"| 5b | `report -F json` peak RSS, {n:,} stalls: distinct stacks, libc | "
         f"{jr['distinct']:.0f}, {jr['libc']:.0f} MiB | bounded (as `report`'s) | "
