@@ -6,6 +6,9 @@
 # as many samples of each kind; writes the section "5b" of docs/performance.md
 # (between its bench-reader markers).  Host only: no kernel, no guest.
 # BENCH_REPORT_ONLY=1 rewrites the section from the last run's $OUT/bench-reader.
+# BENCH_BASE=READER also times another build of the reader (an older
+# commit's) on the libc dump, in turn with this one: the section then says
+# what this reader changes over that one on the same host.
 #
 # The stacks are real: scripts/bench-walk.py writes a program of
 # BENCH_FUNCS functions (default 20000) with 4 call sites each; each walk
@@ -123,6 +126,13 @@ for kind in repeated distinct libc; do
 		timed "perf-$kind-$i" perf script -i "$W/perf-$kind.data"
 		timed "summary-$kind-$i" "$R" summary "${sym[@]}" "$W/$kind.ar"
 		timed "folded-$kind-$i" "$R" report -F folded "${sym[@]}" "$W/$kind.ar"
+		if [ $kind = libc ] && [ -n "${BENCH_BASE:-}" ]; then
+			timed "base-report-$kind-$i" "$BENCH_BASE" report "${sym[@]}" "$W/$kind.ar"
+			timed "base-summary-$kind-$i" "$BENCH_BASE" summary "${sym[@]}" "$W/$kind.ar"
+			timed "base-folded-$kind-$i" "$BENCH_BASE" report -F folded "${sym[@]}" "$W/$kind.ar"
+			timed "base-svg-$kind-$i" "$BENCH_BASE" report -F svg "${sym[@]}" "$W/$kind.ar"
+			timed "svg-$kind-$((i + 1))" "$R" report -F svg "${sym[@]}" "$W/$kind.ar"
+		fi
 	done
 	timed "svg-$kind-1" "$R" report -F svg "${sym[@]}" "$W/$kind.ar"
 	timed "json-$kind-1" "$R" report -F json "${sym[@]}" "$W/$kind.ar"
@@ -153,6 +163,15 @@ print(n, len(stacks), frames)' > "$W/perf-$kind.count"
 done
 # the host may be shared: its load while this ran, for the reader of the figures
 cut -d' ' -f1-3 /proc/loadavg > "$W/loadavg"
+# and the CPU: the libc dump's frames do not fit in its caches, so the
+# ratios over perf script move with their sizes
+lscpu | awk -F':  +' '/^Model name:/ { m = $2 } /^L2 cache:/ { l2 = $2 } /^L3 cache:/ { l3 = $2 }
+	END { print m ", L2 " l2 ", L3 " l3 }' > "$W/cpu"
+if [ -n "${BENCH_BASE:-}" ]; then
+	echo "${BENCH_BASE_NAME:-$BENCH_BASE}" > "$W/base.version"
+else
+	rm -f "$W/base.version"
+fi
 # the records' distinct stacks: folded has a line for each
 for kind in repeated distinct libc; do
 	symof $kind
@@ -164,6 +183,7 @@ grep -c ' [tT] ' "$W/kallsyms" > "$W/kallsyms.count"
 fi
 
 python3 - "$W" "$N" "$FUNCS" "$DOC" "$(perf --version)" <<'PY'
+import os
 import re
 import statistics
 import sys
@@ -186,7 +206,11 @@ for kind in ("repeated", "distinct", "libc"):
     samples, pstacks, pframes = (int(x) for x in open(f"{w}/perf-{kind}.count").read().split())
     for cmd in ("report", "summary", "folded"):
         fig[cmd, kind] = t(f"{cmd}-{kind}")
-    fig["svg", kind] = t(f"svg-{kind}", 1)
+    base = kind == "libc" and os.path.exists(f"{w}/base.version")
+    fig["svg", kind] = t(f"svg-{kind}", 3 if base else 1)
+    if base:
+        for cmd in ("report", "summary", "folded", "svg"):
+            fig["base-" + cmd, kind] = t(f"base-{cmd}-{kind}")
     fig["json", kind] = t(f"json-{kind}", 1)
     fig["perf", kind] = t(f"perf-{kind}")
     fig["stacks", kind] = stacks
@@ -275,6 +299,8 @@ out += ["### On libc and the kernel's symbols (issue 25)",
         "many samples with the same chains (`perf record -g` of the walk program, each sample's call",
         "chain rewritten to the record's, kernel part and user part). Some addresses fall between libc's",
         "symbols: both print them unresolved (the reader then exits 1). Same runs, same medians as above.",
+        f"The CPU: {open(w + '/cpu').read().strip() if os.path.exists(w + '/cpu') else 'not recorded'}"
+        " (the dump's frames do not fit in its caches: the ratios below move with their sizes).",
         "",
         "| command | CPU time (wall) | records/s | peak RSS | over `perf script` |",
         "|---|---|---|---|---|"]
@@ -294,6 +320,19 @@ for cmd, label in (("report", "`report`"), ("summary", "`summary`"), ("folded", 
                    ("svg", "`report -F svg`")):
     x = (n / fig[cmd, "libc"][0]) / prate
     out.append(f"| 5b | {label} over `perf script`, libc and kallsyms chains | {x:.1f}x | >= 5x | {met(x >= 5)} |")
+if ("base-report", "libc") in fig:
+    bname = open(w + "/base.version").read().strip()
+    out += ["",
+            f"The same commands of the reader built from {bname} (`BENCH_BASE`), run in turn with this",
+            "one's, three times each (`svg` too), medians:",
+            "",
+            f"| command | {bname} | this reader | time |",
+            "|---|---|---|---|"]
+    for cmd, label in (("report", "`report`"), ("summary", "`summary`"),
+                       ("folded", "`report -F folded`"), ("svg", "`report -F svg`")):
+        a, b = fig["base-" + cmd, "libc"], fig[cmd, "libc"]
+        out.append(f"| {label} | {a[0]:.2f} s, {(n / a[0]) / prate:.1f}x `perf script` | "
+                   f"{b[0]:.2f} s, {(n / b[0]) / prate:.1f}x | {b[0] / a[0]:.2f}x |")
 jr = {k: fig["json", k][1] for k in ("distinct", "libc")}
 out += [f"| 5b | `report -F json` peak RSS, {n:,} stalls: distinct stacks, libc | "
         f"{jr['distinct']:.0f}, {jr['libc']:.0f} MiB | bounded (as `report`'s) | "
@@ -334,12 +373,29 @@ out += [f"| 5b | `report -F json` peak RSS, {n:,} stalls: distinct stacks, libc 
         "anyway; not timed apart here: the noise of the shared host was larger).",
         "`dwfl_module_addrinfo()` is asked once for an address on a bound of the gaps' intervals",
         "too (a third of its questions here), and `folded` and `svg` sort their lines by three",
-        "frames' ranks before their numbers, not two. What is left (`perf record` of `folded`):",
-        "making each frame the first time it is seen (its entry, its texts' numbers, libdwfl's",
-        "answers between libc's symbols), the slots' misses that the look-ahead does not hide,",
-        "copying (a fifth of it in `memmove`), page faults, and the lines' table, sort, spill and",
-        "merge; for `summary`, its table of a million groups, a cache miss a stall. The entries",
-        "still fill the caches' budget (the line above), so some frames are evicted and made again.",
+        "frames' ranks before their numbers, not two.",
+        "",
+        "Then, for the 5x (the table of `BENCH_BASE` above, when given, is the reader before these):",
+        "a frame's entry starts with its `struct sframe`, right after the report's line, so that",
+        "`report` finds a frame's line and its length in one or two cache lines (libc's lines here:",
+        "85 bytes), where the cache's own fields came between them (three); a frame's key and name",
+        "are its folded name's text when they are equal (most frames), not copies, so an entry is a",
+        "cache line smaller and the caches hold every frame of this dump (the line above: none",
+        "evicted; 20,848 evicted and made again before, and the caches' memory faulted in is less);",
+        "`report`, JSON and the other exports make no frame numbers (`intern()` of each new frame's",
+        "key and folded name: only `summary`, `diff`, `folded` and `svg` group or fold by them);",
+        "`svg` takes the folded lines as their frames' numbers (`fagg_next_ids()`) where it made",
+        "each line's text and split it again; `folded` fetches a line's frame texts together, sorts",
+        "a run's lines by a radix sort of their prefixes (`qsort()`'s comparisons only among equal",
+        "prefixes), keeps the frames' texts in order between its spills (only the texts made since",
+        "are sorted, then merged in), and writes and reads its runs a megabyte at a time (three",
+        "stdio calls a line before). What is left (`perf record`): a lookup per frame in the slots'",
+        "table, and for `report` the frame's line, at random among 320,000 frames: misses in every",
+        "CPU cache but the last, and misses to memory where the last one is smaller than the",
+        "table and the entries (the CPU line above); making each frame the first time it is seen;",
+        "the caches' memory faulted in (a virtual machine's first touch of a page is dear);",
+        "`summary`'s table of a million groups; `folded`'s and `svg`'s lines, sorted, spilled and",
+        "merged.",
         "<!-- bench-reader end -->"]
 # the goal table at the top: the rows of 5b, after figure 5's (bench.sh keeps them)
 goal = [f"| 5b | `report` over `perf script`, distinct stacks of a generated program (section 5b) | "

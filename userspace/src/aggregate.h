@@ -128,9 +128,16 @@ struct fagg {
 	uint32_t *rank;		/* intern_ranks() at the last sort */
 	uint32_t nrank;
 	struct fstack split;	/* fagg_add()'s numbers; the merge's line */
+	struct sbuf wbuf;	/* spill()'s writes */
 	/* reading */
 	size_t pos;
-	struct frun { uint32_t *ids; uint32_t n, cap; uint64_t w; } *rd;
+	struct frun {
+		uint32_t *ids;
+		uint32_t n, cap;
+		uint64_t w;
+		char *buf;		/* run_read()'s: [pos, len) not read yet */
+		size_t pos, len, bcap;
+	} *rd;
 	size_t *heap, nheap;
 	char *cur;
 	size_t curcap;
@@ -150,6 +157,9 @@ int fagg_finish(struct fagg *A);
  * frames are separated by FOLD_SEP, or by A->sep when set (after
  * fagg_finish(): the output's separator, the order stays FOLD_SEP's). */
 int fagg_next(struct fagg *A, const char **key, size_t *len, uint64_t *w);
+/* The same line as its frames' numbers (intern.h), root first, good until
+ * the next call: no text made */
+int fagg_next_ids(struct fagg *A, const uint32_t **ids, uint32_t *n, uint64_t *w);
 void fagg_free(struct fagg *A);
 
 /* Two finished fagg's lines joined in frame order (diff): each distinct

@@ -82,6 +82,7 @@ static int report_stream(struct opts *o)
 	if (out_open(&out, o->out_path))
 		return EXIT_FATAL;
 	o->sym.fetch_frames = true;	/* their lines */
+	o->sym.no_ids = true;
 	sym_init(&o->sym);
 	rc = session_stream(&S, o->inputs, o->ninputs, &o->F, stream_head, stream_one, &c);
 	if (!out_failed(&out))
@@ -117,6 +118,7 @@ int cmd_report(struct opts *o)
 	}
 	/* folded and SVG take the frames' numbers only */
 	o->sym.fetch_frames = o->fmt != F_FOLDED && o->fmt != F_SVG;
+	o->sym.no_ids = o->sym.fetch_frames;	/* only folded and SVG fold stacks */
 	sym_init(&o->sym);
 	sym_add_session(&S);
 	if (o->fmt != F_TEXT)

@@ -26,6 +26,7 @@
 
 #include "emit.h"
 #include "flamegraph_assets.h"
+#include "intern.h"
 
 #define SVG_W 1200
 #define SVG_PAD 10
@@ -52,8 +53,9 @@ struct pane {
 	struct sbuf names;
 	double min_w;	/* weights below are dropped as they close */
 	/* building */
-	struct bopen { size_t off, len; double start, w, old; } *open;
+	struct bopen { size_t off, len; uint32_t id; double start, w, old; } *open;
 	size_t nopen, ocap;
+	bool ids;	/* pane_line_ids(): open frames by number, not in line */
 	struct sbuf line;
 	double cum, old_total;
 	unsigned int levels;	/* rows: the root and the deepest line's frames */
@@ -84,9 +86,10 @@ static void pane_close_to(struct pane *P, size_t d)
 {
 	while (P->nopen > d) {
 		struct bopen *n = &P->open[--P->nopen];
+		size_t len = n->len;
+		const char *name = P->ids ? intern_text(n->id, &len) : P->line.p + n->off;
 
-		pane_push(P, P->line.p + n->off, n->len, (unsigned int)P->nopen + 1, n->start, n->w,
-			  n->old);
+		pane_push(P, name, len, (unsigned int)P->nopen + 1, n->start, n->w, n->old);
 	}
 }
 
@@ -126,6 +129,30 @@ static void pane_line(struct pane *P, const char *key, size_t len, double w, dou
 	}
 	P->cum += w;
 	P->old_total += old;
+}
+
+/* The same, of a line as its frames' numbers (fagg_next_ids()): a frame
+ * is open while the lines have its number at its depth, and its text is
+ * taken when it is kept, no line's text made */
+static void pane_line_ids(struct pane *P, const uint32_t *ids, uint32_t n, double w)
+{
+	size_t d = 0, i;
+
+	P->ids = true;
+	while (d < P->nopen && d < n && P->open[d].id == ids[d])
+		d++;
+	pane_close_to(P, d);
+	if (P->ocap < n) {
+		P->ocap = n < 64 ? 64 : n;
+		P->open = xreallocarray(P->open, P->ocap, sizeof(*P->open));
+	}
+	for (; d < n; d++)
+		P->open[P->nopen++] = (struct bopen){ .id = ids[d], .start = P->cum };
+	if (P->nopen + 1 > P->levels)
+		P->levels = (unsigned int)P->nopen + 1;
+	for (i = 0; i < P->nopen; i++)
+		P->open[i].w += w;
+	P->cum += w;
 }
 
 static void pane_end(struct pane *P)
@@ -421,13 +448,14 @@ int svg_write(struct out *o, struct fagg *A, const struct svg_info *info)
 	struct svgw G = { .o = o, .unit = info->unit };
 	struct pane P = { .min_w = (double)A->total * SVG_MIN_PX / SVG_PW };
 	struct sbuf sub = { 0 };
-	const char *key;
-	size_t len, nlines = 0;
+	const uint32_t *ids;
+	size_t nlines = 0;
+	uint32_t n;
 	uint64_t w;
 	int rc;
 
-	while ((rc = fagg_next(A, &key, &len, &w)) > 0) {
-		pane_line(&P, key, len, (double)w, 0);
+	while ((rc = fagg_next_ids(A, &ids, &n, &w)) > 0) {
+		pane_line_ids(&P, ids, n, (double)w);
 		nlines++;
 	}
 	if (rc < 0) {

@@ -13,6 +13,7 @@ static struct {
 	uint32_t *ht;		/* number + 1, 0 empty */
 	size_t hcap;
 	struct sbuf text;	/* each string and a NUL */
+	uint32_t *ord, nord;	/* intern_ranks(): the first nord numbers by text */
 } I;
 
 uint32_t intern(const char *k, size_t len)
@@ -56,6 +57,19 @@ const char *intern_text(uint32_t id, size_t *len)
 	return I.text.p + I.s[id].off;
 }
 
+void intern_texts(const uint32_t *ids, size_t n, const char **t, uint32_t *len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		__builtin_prefetch(&I.s[ids[i]]);
+	for (i = 0; i < n; i++) {
+		t[i] = I.text.p + I.s[ids[i]].off;
+		len[i] = I.s[ids[i]].len;
+		__builtin_prefetch(t[i]);
+	}
+}
+
 uint32_t intern_count(void)
 {
 	return I.n;
@@ -70,22 +84,39 @@ static int cmp_text(const void *a, const void *b)
 	return c ? c : (lx > ly) - (lx < ly);
 }
 
+/*
+ * The numbers in their texts' order are kept between calls: a folded
+ * report that spills asks again at each spill, and only the strings made
+ * since are sorted, then merged in.
+ */
 void intern_ranks(uint32_t *rank)
 {
-	uint32_t *ord = xreallocarray(NULL, I.n ? I.n : 1, sizeof(*ord)), i;
+	uint32_t i, j, k, old = I.nord, nn = I.n - I.nord, *m;
 
-	for (i = 0; i < I.n; i++)
-		ord[i] = i;
-	xqsort(ord, I.n, sizeof(*ord), cmp_text);
+	if (nn) {
+		I.ord = xreallocarray(I.ord, I.n, sizeof(*I.ord));
+		for (i = 0; i < nn; i++)
+			I.ord[old + i] = old + i;
+		xqsort(I.ord + old, nn, sizeof(*I.ord), cmp_text);
+		if (old) {
+			m = xreallocarray(NULL, I.n, sizeof(*m));
+			for (i = 0, j = old, k = 0; i < old || j < I.n;)
+				m[k++] = j == I.n || (i < old && cmp_text(&I.ord[i], &I.ord[j]) < 0) ?
+					 I.ord[i++] : I.ord[j++];
+			free(I.ord);
+			I.ord = m;
+		}
+		I.nord = I.n;
+	}
 	for (i = 0; i < I.n; i++)	/* distinct numbers: distinct strings */
-		rank[ord[i]] = i;
-	free(ord);
+		rank[I.ord[i]] = i;
 }
 
 void intern_free(void)
 {
 	free(I.s);
 	free(I.ht);
+	free(I.ord);
 	sb_free(&I.text);
 	memset(&I, 0, sizeof(I));
 }

@@ -47,16 +47,16 @@ struct centry {
 
 /*
  * A frame's allocation starts a cache line with the report's line (the
- * text a stall copies of each frame), then the entry, then its other
- * strings: a lookup of a frame and report's use of it touch the line and
- * the entry's start (the key, and where the line is), two cache lines for
- * most frames, which matters when frames are many (distinct stacks).
+ * text a stall copies of each frame), then the entry, its struct sframe
+ * first, then its other strings: report's use of a frame reads the line
+ * and where it is (the sframe's first bytes), two cache lines for most
+ * frames, which matters when frames are many (distinct stacks).  The
+ * cache's entry follows; its pre is counted from the allocation's start.
  */
 #define FENT_ALIGN 64
 struct fent {
-	struct centry c;
-	uint64_t addr;
 	struct sframe sf;
+	struct centry c;
 };
 /* the line, then at least the entry: SFRAME_LINE_SLACK bytes readable */
 _Static_assert(sizeof(struct fent) >= SFRAME_LINE_SLACK, "struct fent");
@@ -707,6 +707,7 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 {
 	struct sbuf *b = &C.tmp;
 	size_t line, fold, key, name = 0, mod = 0, src = 0, pre, len;
+	bool same_key, same_name = false;
 	struct fent *e;
 	char *base, *p;
 
@@ -720,15 +721,23 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	fold = b->len - line;
 	make_fold(b, fr, true, kind & K_CFI);
 	key = b->len - line - fold;
-	if (fr->name)
-		name = strlen(fr->name) + 1;
+	/* the texts that are the folded name's are not copied again: the key
+	 * of a frame with a symbol or a file, and most symbols' names (a
+	 * frame's entry is then a cache line smaller, on libc's and the
+	 * kernel's symbols: the caches hold a fifth more frames) */
+	same_key = key == fold && !memcmp(b->p + line, b->p + line + fold, fold);
+	if (fr->name) {
+		name = strlen(fr->name);
+		same_name = name == fold && !memcmp(fr->name, b->p + line, fold);
+		name = same_name ? 0 : name + 1;
+	}
 	if (fr->module)
 		mod = strlen(fr->module) + 1;
 	if (fr->src)
 		src = strlen(fr->src) + 1;
 	pre = (line + 1 + 7) / 8 * 8;	/* the line and its NUL, the entry aligned */
-	len = (pre + sizeof(*e) + fold + key + 2 + name + mod + src + FENT_ALIGN - 1) /
-	      FENT_ALIGN * FENT_ALIGN;
+	len = (pre + sizeof(*e) + fold + 1 + (same_key ? 0 : key + 1) + name + mod + src +
+	       FENT_ALIGN - 1) / FENT_ALIGN * FENT_ALIGN;
 	make_room(len);
 	base = slab_alloc(len);
 	e = (struct fent *)(void *)(base + pre);
@@ -737,9 +746,8 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	e->c.space = space;
 	e->c.kind = (uint8_t)kind;
 	e->c.bytes = (uint32_t)len;
-	e->c.pre = (uint32_t)pre;
+	e->c.pre = (uint32_t)(pre + offsetof(struct fent, c));
 	e->c.epoch = C.epoch;
-	e->addr = fr->addr;
 	e->sf.fr = *fr;
 	e->sf.user = user;
 	e->sf.cfi = user && (kind & K_CFI);
@@ -766,9 +774,15 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	memcpy(p, b->p + line, fold);
 	p[fold] = 0;
 	p += fold + 1;
-	e->sf.key = p;
-	memcpy(p, b->p + line + fold, key);
-	p[key] = 0;
+	if (same_name)
+		e->sf.fr.name = e->sf.fold;
+	if (same_key) {
+		e->sf.key = e->sf.fold;
+	} else {
+		e->sf.key = p;
+		memcpy(p, b->p + line + fold, key);
+		p[key] = 0;
+	}
 	e->sf.line_len = (uint32_t)line;
 	e->sf.fold_len = (uint32_t)fold;
 	e->sf.key_len = (uint32_t)key;
@@ -776,14 +790,18 @@ static struct fent *frame_entry(const struct frame *fr, bool user, uint64_t hash
 	 * past eviction: summary groups stacks by their frames' keys' numbers
 	 * (a stack's key text is some 400 bytes on libc's symbols), folded
 	 * and SVG by their folded names' */
-	e->sf.key_id = intern(p, key);
-	if (user) {
-		e->sf.fold_id = intern(e->sf.fold, fold);
+	if (C.o.no_ids) {
+		e->sf.key_id = e->sf.fold_id = UINT32_MAX;
 	} else {
-		sb_reset(b);
-		sb_put(b, e->sf.fold, fold);
-		sb_put(b, "_[k]", 4);
-		e->sf.fold_id = intern(b->p, b->len);
+		e->sf.key_id = intern(e->sf.key, key);
+		if (user) {
+			e->sf.fold_id = intern(e->sf.fold, fold);
+		} else {
+			sb_reset(b);
+			sb_put(b, e->sf.fold, fold);
+			sb_put(b, "_[k]", 4);
+			e->sf.fold_id = intern(b->p, b->len);
+		}
 	}
 	C.bytes += len;
 	return e;

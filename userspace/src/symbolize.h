@@ -36,6 +36,9 @@ struct sym_opts {
 				 * JSON's strings), not only their numbers
 				 * (struct sstack): fetch them into the CPU's
 				 * caches as frames are looked up */
+	bool no_ids;		/* the walk neither groups nor folds stacks:
+				 * no frame's key_id nor fold_id is made
+				 * (UINT32_MAX) */
 };
 void sym_init(const struct sym_opts *o);
 /* The record archives of S: their kallsyms (and maps, through the stall

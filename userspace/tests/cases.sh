@@ -477,9 +477,11 @@ t_cache_keeps_stall_frames() {
 import sys
 with open(sys.argv[1], "w") as f:
     f.write("ffffffff81000000 T _stext\n")
-    for i in range(4):	# four frames of 200 KB each (label, folded, key, name)
-        f.write("%x T kframe%d_%s\n" % (0xffffffff81001000 + i * 0x100, i, "x" * 50000))
-    f.write("ffffffff81002000 T kcaller_%s\n" % ("y" * 50000))
+    # four frames of 200 KB each (the label and the folded name; the key
+    # and the symbol's name are the folded name's text)
+    for i in range(4):
+        f.write("%x T kframe%d_%s\n" % (0xffffffff81001000 + i * 0x100, i, "x" * 100000))
+    f.write("ffffffff81002000 T kcaller_%s\n" % ("y" * 100000))
 PY
 	local k=0xffffffff81001010,0xffffffff81001110,0xffffffff81001210,0xffffffff81001310
 	mk "$W/hit.bin" <<-EOF
@@ -498,8 +500,8 @@ PY
 	[ "$(sed -n 's/.*symbol caches: \([0-9]*\) of.*/\1/p' "$W/err")" -gt 1048576 ]
 	cmp "$W/hit-big" "$W/out" || { echo "differs with a small cache"; return 1; }
 	local xs ys
-	xs=$(printf "%50000s" "" | tr " " x)
-	ys=$(printf "%50000s" "" | tr " " y)
+	xs=$(printf "%100000s" "" | tr " " x)
+	ys=$(printf "%100000s" "" | tr " " y)
 	eq "$(grep -cxF "    #0  0xffffffff81001010 kframe0_$xs+0x10" "$W/out")" 3
 	eq "$(grep -cxF "    #3  0xffffffff81001310 kframe3_$xs+0x10" "$W/out")" 3
 	eq "$(grep -cxF "  caller 0xffffffff81002010 kcaller_$ys+0x10" "$W/out")" 1

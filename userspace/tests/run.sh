@@ -1382,6 +1382,28 @@ t_diff_svg_colours() {
 	diff -u <(frames "$W/ref.svg") <(frames "$W/d.svg")
 }
 
+# Stacks that differ in their innermost frame only: each its own leaf
+# beside the others, under the frames they share (the SVG's frames are
+# matched to those of the folded lines by number: issue 25)
+t_svg_sibling_leaves() {
+	printf '%s\n' 'header kernel_anchor=_stext kernel_anchor_addr=0xffffffff81000000' \
+		'rec cpu=0 start=1000 dur=1000000 pid=7 tgid=7 comm=app k=0xffffffff81000105,0xffffffff81000485' \
+		'rec cpu=0 start=2000000 dur=1000000 pid=7 tgid=7 comm=app k=0xffffffff81000205,0xffffffff81000485' \
+		'rec cpu=0 start=4000000 dur=2000000 pid=7 tgid=7 comm=app k=0xffffffff81000305,0xffffffff81000485' |
+		mk "$W/leaves.bin"
+	run 0 --offline --kallsyms "$KS" -F svg "$W/leaves.bin"
+	cp "$W/out" "$W/l.svg"
+	eq "$(svg_attr "$W/l.svg" entry_SYSCALL_64 width)" "1180.00"
+	eq "$(svg_attr "$W/l.svg" schedule width)" "295.00"
+	eq "$(svg_attr "$W/l.svg" schedule_timeout width)" "295.00"
+	eq "$(svg_attr "$W/l.svg" dma_fence_default_wait width)" "590.00"
+	eq "$(svg_attr "$W/l.svg" dma_fence_default_wait data-depth)" 3
+	run 0 --offline --kallsyms "$KS" -F folded "$W/leaves.bin"
+	python3 "$HERE/browser/mksvg.py" flame "$W/out" -o "$W/lref.svg"
+	frames() { grep -o '<g class="frame[^>]*>.*</g>' "$1"; }
+	diff -u <(frames "$W/lref.svg") <(frames "$W/l.svg")
+}
+
 t_svg_contract_flame() {
 	run 1 --offline --kallsyms "$KS" -F svg "$W/golden.bin"
 	cp "$W/out" "$W/f.svg"
