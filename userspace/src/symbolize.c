@@ -367,14 +367,17 @@ static struct fslot *ft_put(struct ftable *T, const struct fslot *f)
 	return &T->t[h];
 }
 
-/* Room for one more slot: the table grows past three quarters full (its
- * slots are small, a probe run reads few cache lines) */
+/* Room for one more slot: the table grows past half full.  Past three
+ * quarters (as it grew before) a frame's probe run was two or three
+ * slots, often past the cache line fetched ahead, and a new frame's
+ * some eight: on distinct stacks (98,000 frames in 131,072 slots) the
+ * lookups were a quarter of report's time. */
 static void ft_reserve(struct ftable *T)
 {
 	struct fslot *old = T->t;
 	size_t oc = T->cap, i;
 
-	if ((T->n + 1) * 4 <= T->cap * 3)
+	if ((T->n + 1) * 2 <= T->cap)
 		return;
 	T->cap = oc ? oc * 2 : 1024;
 	T->t = xhuge_calloc(T->cap, sizeof(*T->t));
