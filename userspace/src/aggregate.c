@@ -727,8 +727,6 @@ static int fline_cmp(const void *a, const void *b)
  */
 struct pfx_pair { uint64_t pfx; size_t i; };
 
-#define RUN_BUF (1u << 20)	/* a run's writes and reads, at a time */
-
 static void fagg_sort(struct fagg *A)
 {
 	struct pfx_pair *a, *b, *t;
@@ -782,6 +780,8 @@ static void fagg_sort(struct fagg *A)
 			xqsort(e + i, j - i, sizeof(*e), fline_cmp);
 	}
 }
+
+#define RUN_BUF (1u << 20)	/* a run's writes and reads, at a time */
 
 /* Sort what is in memory and write it out as a run: per line its number
  * of frames, its weight, its frames' numbers. */

@@ -14,10 +14,10 @@
 uint32_t intern(const char *s, size_t len);
 /* The string of number id: len bytes, then a NUL. */
 const char *intern_text(uint32_t id, size_t *len);
-/* How many numbers were given: they are 0 to intern_count() - 1. */
 /* The texts of n numbers, fetched into the CPU's caches together: the
  * misses of a line of frames overlap instead of coming one by one */
 void intern_texts(const uint32_t *ids, size_t n, const char **t, uint32_t *len);
+/* How many numbers were given: they are 0 to intern_count() - 1. */
 uint32_t intern_count(void);
 /*
  * The rank of each number in the order of its string (memcmp(), a prefix
