@@ -52,6 +52,12 @@ apply() {
 	fi
 	want=$(series_tree)
 	have=$(git -C "$KBASE" rev-parse -q --verify 'series^{tree}' || true)
+	# The same tree on another base commit (kernel-base.sh committed the
+	# base again) is not the series: base..series must be the patches.
+	if [ -n "$have" ] && { ! git -C "$KBASE" merge-base --is-ancestor base series ||
+		[ "$(git -C "$KBASE" rev-list --count base..series)" != "$(patches | wc -l)" ]; }; then
+		have=other-base
+	fi
 	if [ "$want" = "$have" ]; then
 		[ "$(git -C "$KBASE" symbolic-ref -q --short HEAD)" = series ] ||
 			git -C "$KBASE" checkout -q series
@@ -65,7 +71,8 @@ apply() {
 	fi
 	git -C "$KBASE" checkout -q -B series base
 	if [ -n "$(patches)" ]; then
-		git -C "$KBASE" am -q --whitespace=nowarn $(patches | sed "s|^|$top/|")
+		git -C "$KBASE" am -q --whitespace=nowarn --committer-date-is-author-date \
+			$(patches | sed "s|^|$top/|")
 	fi
 	echo "tree: series is base + $(patches | wc -l) patches at $KBASE"
 }
@@ -76,9 +83,15 @@ export_series() {
 		{ echo "export: $KBASE is not on branch series" >&2; exit 1; }
 	n=$(git -C "$KBASE" rev-list --count base..series)
 	rm -f patches/*.patch
-	git -C "$KBASE" format-patch -q --base=base --cover-letter --no-signature \
+	# The cover letter is from the series' author, dated as its last patch;
+	# no commit hashes: they differ from machine to machine and say
+	# nothing git am needs.
+	git -C "$KBASE" -c user.name="$(git -C "$KBASE" log -1 --format=%an series)" \
+		-c user.email="$(git -C "$KBASE" log -1 --format=%ae series)" \
+		format-patch -q --base=base --cover-letter --no-signature --zero-commit \
 		--subject-prefix=PATCH -o "$top/patches" base..series
-	python3 scripts/cover-letter.py patches/0000-cover-letter.patch docs/cover-letter.txt
+	python3 scripts/cover-letter.py patches/0000-cover-letter.patch docs/cover-letter.txt \
+		"$(git -C "$KBASE" log -1 --format=%aD series)"
 	while read -r k r; do
 		case "$k" in ''|'#'*) continue ;; esac
 		if git -C "$KBASE" cat-file -e "series:$k" 2>/dev/null; then
