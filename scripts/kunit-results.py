@@ -55,6 +55,47 @@ def known_race(log, i):
     return False
 
 
+# "    # stall_syncobj_timeout: EXPECTATION FAILED at drivers/...c:348",
+# then the indented lines of what was expected and what was found.
+FAILED = re.compile(r"^(\s*)# (\S+): (?:EXPECTATION|ASSERTION) FAILED at (\S+)")
+SUBTEST = re.compile(r"^(\s*)# Subtest: (\S+)")
+RESULT = re.compile(r"^\s*(?:not )?ok \d+ ")
+
+
+def failures(log):
+    """{(suite, case): [message, ...]} of the failed expectations in the
+    KTAP log; each message is the FAILED line's place and what follows it
+    up to the next KTAP line."""
+    found = {}
+    suites = []		# (indent, name) of the open subtests
+    for i, raw in enumerate(log):
+        line = re.sub(r"^\[[^]]*\] ", "", raw)
+        m = SUBTEST.match(line)
+        if m:
+            indent = len(m.group(1))
+            suites = [s for s in suites if s[0] < indent] + [(indent, m.group(2))]
+            continue
+        m = FAILED.match(line)
+        if not m:
+            continue
+        indent = len(m.group(1))
+        # A subtest header is indented as its cases: the suite is the last
+        # one opened at or above the case's level, or the one before when
+        # that is the case itself (a parameterised case is a subtest).
+        outer = [s[1] for s in suites if s[0] <= indent]
+        suite = outer[-2] if len(outer) > 1 and outer[-1] == m.group(2) else \
+            (outer[-1] if outer else "")
+        what = [m.group(3) + ":"]
+        for more in log[i + 1:i + 12]:
+            more = re.sub(r"^\[[^]]*\] ", "", more).strip()
+            if not more or more.startswith("#") or RESULT.match(more) or \
+                    more.startswith("KTAP"):
+                break
+            what.append(more)
+        found.setdefault((suite, m.group(2)), []).append(" ".join(what))
+    return found
+
+
 def leaves(group, prefix):
     name = prefix + "." + group["name"] if prefix else group["name"]
     for case in group.get("test_cases", []):
@@ -74,22 +115,30 @@ def main():
         print(f"not ok {prefix}.run")
         print(f"kunit-results: no results in {json_path}: {e}", file=sys.stderr)
         return 1
-    for sub in doc.get("sub_groups", []):
-        for name, status in leaves(sub, ""):
-            name = re.sub(r"[^A-Za-z0-9_.:=-]+", "_", name)
-            count += 1
-            if status == "PASS":
-                print(f"ok {prefix}.{name}")
-            else:
-                failed += 1
-                print(f"not ok {prefix}.{name} ({status})")
-    if count == 0:
-        print(f"not ok {prefix}.none-ran")
-        failed += 1
     try:
         log = open(log_path, errors="replace").read().splitlines()
     except OSError:
         log = []
+    why = failures(log)
+    for sub in doc.get("sub_groups", []):
+        for name, status in leaves(sub, ""):
+            parts = name.split(".")
+            name = re.sub(r"[^A-Za-z0-9_.:=-]+", "_", name)
+            count += 1
+            if status == "PASS":
+                print(f"ok {prefix}.{name}")
+                continue
+            failed += 1
+            # The first failed expectation on the line the summary shows,
+            # all of them on stderr.
+            msgs = why.get(tuple(parts[:2]), [])
+            first = f": {msgs[0][:300]}" if msgs else ""
+            print(f"not ok {prefix}.{name} ({status}{first})")
+            for msg in msgs:
+                print(f"kunit-results: {prefix}.{name}: {msg}", file=sys.stderr)
+    if count == 0:
+        print(f"not ok {prefix}.none-ran")
+        failed += 1
     hits = []
     for i, line in enumerate(log):
         if not REPORTS.search(line):
