@@ -3,10 +3,10 @@
 #
 # The mutation table of the ring: break the ring code of i915_stall.c in
 # the kernel tree one way at a time, run the i915_stall suite (the
-# i915_stall_user suite for the user-* mutations) on a KUnit kernel of
-# its own in $BUILD/mutate, never the one the end-to-end guest boots (or,
-# with "kcsan", on the KCSAN one), restore the file, and print which cases
-# failed.  Not part of `make test`: about two minutes a mutation.  The
+# i915_stall_user suite for the user-* mutations, i915_stall_syncobj for
+# the syncobj-* ones) on a KUnit kernel of its own in $BUILD/mutate, never
+# the one the end-to-end guest boots (or, with "kcsan", on the KCSAN one),
+# restore the file, and print which cases failed.  Not part of `make test`: about two minutes a mutation.  The
 # tree must be clean; it is left as it was.
 #
 #   scripts/mutate.sh [kcsan] [MUTATION...]    (default: all of them)
@@ -33,7 +33,8 @@ all="no-reserve-wmb no-commit-seq-release no-commit-head-release
      user-table-ignores-process user-table-never-kept user-walk-no-cut
      user-place-keeps-past-head user-place-ignores-count
      user-snapshot-ignores-gone user-name-alone-as-path
-     user-no-table-place-wmb user-no-snapshot-table-rmb"
+     user-no-table-place-wmb user-no-snapshot-table-rmb
+     syncobj-timeout-halved"
 
 mutate() { # name: edit $KBASE/$file
 	python3 - "$KBASE/$file" "$1" <<'PY'
@@ -108,6 +109,8 @@ edits = {
  "user-no-snapshot-table-rmb": [("\tsmp_rmb(); /* LMM(stall_snapshot_table:A) */\n", "")],
  "user-snapshot-ignores-gone": [("""	if (READ_ONCE(ring->tables_gone) >= ref->id) {""",
                                  """	if (0) {""")],
+ "syncobj-timeout-halved": [("jiffies64_to_nsecs(info->timeout);",
+                             "jiffies64_to_nsecs(info->timeout) / 2;")],
 }[m]
 for o, n in edits:
     if s.count(o) != 1:
@@ -123,7 +126,11 @@ cc=gcc
 command -v ccache >/dev/null && cc="ccache gcc"
 for m in ${*:-$all}; do
 	mutate "$m" || exit 1
-	case $m in user-*) suite=i915_stall_user ;; *) suite=i915_stall ;; esac
+	case $m in
+	user-*) suite=i915_stall_user ;;
+	syncobj-*) suite=i915_stall_syncobj ;;
+	*) suite=i915_stall ;;
+	esac
 	(cd "$KBASE" && python3 tools/testing/kunit/kunit.py run --arch=x86_64 \
 		--kunitconfig=drivers/gpu/drm/i915/tests/.kunitconfig --kunitconfig="$config" \
 		--build_dir="$bdir" --jobs="$(nproc)" --make_options "CC=$cc" \
