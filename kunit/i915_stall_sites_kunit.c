@@ -17,6 +17,7 @@
 #include <linux/file.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
+#include <linux/tracepoint.h>
 
 #include "gem/i915_gem_context.h"
 #include "gem/i915_gem_internal.h"
@@ -25,6 +26,7 @@
 #include "gt/intel_gt.h"
 #include "gt/mock_engine.h"
 #include "i915_active.h"
+#include "i915_trace.h"
 #include "i915_vma.h"
 #include "selftests/mock_drm.h"
 #include "selftests/mock_gem_device.h"
@@ -244,6 +246,18 @@ static void stall_mock_tracepoint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen.r.flags, r->flags);
 }
 
+/*
+ * A probe on i915_request_wait_begin: a wait on the request @data is past
+ * its first look at the fence, so it will sleep and be recorded; only now
+ * is the request given its end, MOCK_DELAY from here.
+ */
+static void end_on_wait_begin(void *data, struct i915_request *rq, unsigned int flags)
+{
+	if (rq == data)
+		mod_timer(&container_of(rq->engine, struct mock_engine, base)->hw_delay,
+			  jiffies + MOCK_DELAY);
+}
+
 static void stall_mock_request_timeout(struct kunit *test)
 {
 	struct mock_fixture *f = test->priv;
@@ -255,8 +269,15 @@ static void stall_mock_request_timeout(struct kunit *test)
 	rq = submit(test, f->engine->kernel_context, MOCK_FOREVER);
 
 	KUNIT_EXPECT_EQ(test, mock_wait_caller(rq, MOCK_DELAY), -ETIME);
-	mock_complete_now(rq);
+	/*
+	 * Ended once the second wait has begun, not before it: a request
+	 * ended first (mock_complete_now()) may be done before that wait
+	 * looks, which then records nothing, as a busy host showed.
+	 */
+	KUNIT_ASSERT_EQ(test, register_trace_i915_request_wait_begin(end_on_wait_begin, rq), 0);
 	KUNIT_EXPECT_GT(test, mock_wait_caller(rq, 10 * HZ), 0);
+	unregister_trace_i915_request_wait_begin(end_on_wait_begin, rq);
+	tracepoint_synchronize_unregister();
 
 	snap = i915_stall_test_snapshot(test, f->log);
 	KUNIT_ASSERT_EQ(test, snap_header(snap)->record_count, 2);
