@@ -799,11 +799,13 @@ static int spill(struct fagg *A)
 		sb_put(&A->wbuf, (const char *)&A->e[i].n, sizeof(A->e[i].n));
 		sb_put(&A->wbuf, (const char *)&A->e[i].weight, sizeof(A->e[i].weight));
 		sb_put(&A->wbuf, (const char *)A->e[i].ids, A->e[i].n * sizeof(*A->e[i].ids));
-		if (A->wbuf.len >= RUN_BUF || i + 1 == A->n) {
+		if (A->wbuf.len >= RUN_BUF) {
 			fwrite(A->wbuf.p, 1, A->wbuf.len, f);
 			sb_reset(&A->wbuf);
 		}
 	}
+	fwrite(A->wbuf.p, 1, A->wbuf.len, f);
+	sb_reset(&A->wbuf);
 	if (fflush(f) || ferror(f) || fseek(f, 0, SEEK_SET)) {
 		errx_("temporary file for folded stacks: %s", strerror(errno ? errno : EIO));
 		fclose(f);
@@ -898,7 +900,7 @@ static bool run_fill(struct fagg *A, size_t r, size_t need)
 		memmove(f->buf, f->buf + f->pos, f->len - f->pos);
 	f->len -= f->pos;
 	f->pos = 0;
-	if (f->bcap < need || !f->buf) {
+	if (f->bcap < need) {	/* need > 0 here: a first read allocates */
 		f->bcap = need > RUN_BUF ? need : RUN_BUF;
 		f->buf = xrealloc(f->buf, f->bcap);
 	}
