@@ -60,6 +60,7 @@ def known_race(log, i):
 FAILED = re.compile(r"^(\s*)# (\S+): (?:EXPECTATION|ASSERTION) FAILED at (\S+)")
 SUBTEST = re.compile(r"^(\s*)# Subtest: (\S+)")
 RESULT = re.compile(r"^\s*(?:not )?ok \d+ ")
+STAMP = re.compile(r"^\[[^]]*\] ")	# a console line's printk time, if any
 
 
 def failures(log):
@@ -69,7 +70,7 @@ def failures(log):
     found = {}
     suites = []		# (indent, name) of the open subtests
     for i, raw in enumerate(log):
-        line = re.sub(r"^\[[^]]*\] ", "", raw)
+        line = STAMP.sub("", raw)
         m = SUBTEST.match(line)
         if m:
             indent = len(m.group(1))
@@ -87,7 +88,7 @@ def failures(log):
             (outer[-1] if outer else "")
         what = [m.group(3) + ":"]
         for more in log[i + 1:i + 12]:
-            more = re.sub(r"^\[[^]]*\] ", "", more).strip()
+            more = STAMP.sub("", more).strip()
             if not more or more.startswith("#") or RESULT.match(more) or \
                     more.startswith("KTAP"):
                 break
