@@ -218,6 +218,9 @@ for kind in ("repeated", "distinct", "libc"):
     fig["caches", kind] = open(f"{w}/{kind}.caches").read().strip().replace("i915-stalls: ", "")
 
 
+cpu = open(w + "/cpu").read().strip() if os.path.exists(w + "/cpu") else "a CPU not recorded"
+
+
 def rate(k, s):
     return f"{k / s:,.0f}"
 
@@ -285,13 +288,14 @@ out += ["",
         "(`summary` keeps them all in memory, which its RSS shows; `folded` and `svg` spill them past",
         "the budget and merge them), and `folded` writes a line for each.",
         "",
-        "That ratio moves with the host more than with the reader: on a host whose last-level cache",
-        "holds the distinct dump's 98,000 frames (260 MiB here), the repeated dump, all of it cached",
-        "stacks whose text is copied whole, runs three times as fast as in the run this section held",
-        "before, on another host (0.43 s and",
-        "1.36 s of CPU), while the distinct dump, a slot and a line per frame, gains less (1.12 s and",
-        "2.17 s). The reader of 4f2bc30, timed in turn with this one on this host, gave the same",
-        "ratio as this one (0.45 s and 1.19 s: 2.6x); on that other host it was 1.60x.",
+        "That ratio moves with the host more than with the reader. This run: "
+        f"{fig['report', 'repeated'][0]:.2f} s and {fig['report', 'distinct'][0]:.2f} s of CPU",
+        f"({ratio:.2f}x), on {cpu}. In stop 32's runs (2026-12-06), on an Intel Xeon whose last-level",
+        "cache (260 MiB) holds the distinct dump's 98,000 frames, they were 0.43 s and 1.12 s; on",
+        "stop 31's host, 1.36 s and 2.17 s (1.60x): a large cache speeds the repeated dump up most,",
+        "all of it cached stacks whose text is copied whole, and the distinct dump, a slot and a line",
+        "per frame, less. The reader of 4f2bc30, timed in turn with stop 32's on the Xeon, gave the",
+        "same ratio (0.45 s and 1.19 s: 2.6x).",
         ""]
 # libc: the same chains for the reader and for perf
 ks_n, ks_kind = int(open(f"{w}/kallsyms.count").read()), open(f"{w}/kallsyms.kind").read().strip()
@@ -307,8 +311,8 @@ out += ["### On libc and the kernel's symbols (issue 25)",
         "many samples with the same chains (`perf record -g` of the walk program, each sample's call",
         "chain rewritten to the record's, kernel part and user part). Some addresses fall between libc's",
         "symbols: both print them unresolved (the reader then exits 1). Same runs, same medians as above.",
-        f"The CPU: {open(w + '/cpu').read().strip() if os.path.exists(w + '/cpu') else 'not recorded'}"
-        " (the dump's frames do not fit in its caches: the ratios below move with their sizes).",
+        f"The CPU: {cpu} (the dump's frames do not fit in its caches: the ratios below move with",
+        "their sizes).",
         "",
         "| command | CPU time (wall) | records/s | peak RSS | over `perf script` |",
         "|---|---|---|---|---|"]
